@@ -1,0 +1,152 @@
+#!/bin/bash
+# Kernel source trees for the lab, under build/src (git-ignored):
+#   linux       Debian linux-source-6.12 as commit + tag `base`, patches/series on top
+#   linux-base  git worktree at `base` (the baseline kernel)
+# The series is (re)applied with `git am` only when patches/ changed since the
+# last apply (stamp = hash of the series files), so an unchanged series leaves
+# every mtime alone and nothing rebuilds.
+#
+# usage: scripts/tree.sh            extract if needed, apply the series
+#        scripts/tree.sh --export   regenerate patches/ from base..HEAD
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+PKG=linux-source-6.12
+TARBALL=/usr/src/$PKG.tar.xz
+PATCHES=$LAB_ROOT/patches
+STAMP=$SRC/series.stamp
+
+# pkg_version: installed Debian package version of the kernel source.
+pkg_version() {
+	dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null || echo "not installed"
+}
+
+# series_files: patch file names from patches/series, in order (comments skipped).
+series_files() {
+	[ -f "$PATCHES/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$' || true
+}
+
+# series_hash: one hash over patches/series and every patch it names.
+series_hash() {
+	{
+		[ -f "$PATCHES/series" ] && cat "$PATCHES/series"
+		series_files | while read -r p; do cat "$PATCHES/$p"; done
+	} | sha256sum | cut -d' ' -f1
+}
+
+# extract_tree: unpack the Debian tarball and commit it as `base`.
+extract_tree() {
+	[ -f "$TARBALL" ] || die "$TARBALL missing (apt-get install $PKG)"
+	mkdir -p "$SRC"
+	local tmp=$SRC/.extract.$$
+	rm -rf "$tmp" && mkdir "$tmp"
+	tar -C "$tmp" -xf "$TARBALL"
+	mv "$tmp/$PKG" "$TREE" && rmdir "$tmp"
+	pkg_version >"$SRC/VERSION"
+	(
+		cd "$TREE"
+		git init -q -b master
+		# Debian's top-level .gitignore is "/*": force-add the whole tree.
+		git add -f .
+		git -c user.name=lab -c user.email=lab@localhost \
+			commit -q -m "Debian $PKG $(cat "$SRC/VERSION")"
+		git tag base
+	)
+}
+
+# ensure_base_worktree: build/src/linux-base checked out at `base`.
+ensure_base_worktree() {
+	[ -e "$BASE_TREE/.git" ] && return 0
+	git -C "$TREE" worktree prune
+	git -C "$TREE" worktree add -q --detach "$BASE_TREE" base
+}
+
+# conflict_files: files named by the failed `git am` (empty if unknown).
+conflict_files() {
+	{
+		git -C "$TREE" diff --name-only --diff-filter=U 2>/dev/null
+		sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p; s/^error: \([^:]*\): does not exist in index/\1/p' "$1"
+	} | sort -u | tr '\n' ' '
+}
+
+# apply_series: reset the patched tree to `base` and `git am` every patch.
+apply_series() {
+	local p log=$SRC/am.log
+	git -C "$TREE" checkout -q -f -B master base
+	for p in $(series_files); do
+		[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
+		if ! git -C "$TREE" -c user.name=lab -c user.email=lab@localhost \
+			am -q --3way "$PATCHES/$p" >"$log" 2>&1; then
+			git -C "$TREE" am --abort >/dev/null 2>&1 || true
+			cat "$log" >&2
+			die "patch $p does not apply: conflict in $(conflict_files "$log")(tree: $PKG $(pkg_version))"
+		fi
+	done
+}
+
+# export_series: regenerate patches/000[1-9]*.patch and series from base..HEAD,
+# keeping the hand-written 0000-cover-letter.patch.
+export_series() {
+	local out
+	out=$(mktemp -d)
+	git -C "$TREE" format-patch -q --start-number 1 -o "$out" base..HEAD
+	mkdir -p "$PATCHES"
+	find "$PATCHES" -maxdepth 1 -name '000[1-9]*.patch' -delete
+	cp "$out"/*.patch "$PATCHES"/ 2>/dev/null || true
+	(cd "$out" && ls -- *.patch 2>/dev/null) >"$PATCHES/series" || true
+	rm -rf "$out"
+	printf '%s\n%s\n' "$(series_hash)" "$(git -C "$TREE" rev-parse HEAD)" >"$STAMP"
+	say "exported $(wc -l <"$PATCHES/series") patch(es) to patches/"
+}
+
+# patch_ids FILE...|-: stable patch ids, one per patch, in order.
+patch_ids() {
+	git -C "$TREE" patch-id --stable | cut -d' ' -f1
+}
+
+# tree_matches_series: base..HEAD already is the series (same patch ids).
+tree_matches_series() {
+	local have want p
+	have=$(git -C "$TREE" log --reverse --format=%H base..HEAD |
+		while read -r c; do git -C "$TREE" show "$c" | patch_ids; done)
+	want=$(series_files | while read -r p; do patch_ids <"$PATCHES/$p"; done)
+	[ "$have" = "$want" ]
+}
+
+# tree_is_ours: HEAD is `base` or what the last apply left; anything else is a
+# developer's own commits or edits, which a re-apply must not throw away.
+tree_is_ours() {
+	local head
+	head=$(git -C "$TREE" rev-parse HEAD)
+	[ -z "$(git -C "$TREE" status --porcelain --untracked-files=no)" ] || return 1
+	[ "$head" = "$(git -C "$TREE" rev-parse base)" ] && return 0
+	[ -f "$STAMP" ] && [ "$(sed -n 2p "$STAMP")" = "$head" ]
+}
+
+main() {
+	if [ "${1:-}" = --export ]; then
+		export_series
+		return
+	fi
+	[ -d "$TREE/.git" ] || timed "extract $TARBALL" extract_tree
+	[ -f "$SRC/VERSION" ] || pkg_version >"$SRC/VERSION"
+	ensure_base_worktree
+	local want n
+	want=$(series_hash)
+	n=$(series_files | wc -l)
+	if [ -f "$STAMP" ] && [ "$(sed -n 1p "$STAMP")" = "$want" ]; then
+		say "series unchanged ($n patch(es)); tree left alone"
+		return
+	fi
+	if tree_matches_series; then
+		say "build/src/linux already has the $n patch(es) of patches/series as commits"
+	elif tree_is_ours || [ "${LAB_FORCE_TREE:-0}" = 1 ]; then
+		timed "apply $n patch(es) from patches/series" apply_series
+	else
+		die "build/src/linux has commits that are not patches/series: run 'make export-patches' to keep them, or LAB_FORCE_TREE=1 to reset the tree to patches/"
+	fi
+	printf '%s\n%s\n' "$want" "$(git -C "$TREE" rev-parse HEAD)" >"$STAMP"
+}
+
+main "$@"
