@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Parse the raw result channel of guest/jobs/bench.sh into numbers.
+
+One bench boot writes (see the job's header): "bench: key value" lines,
+the fragmenter's report, a "== begin" and a "== final" block (full
+/proc/vmstat and kswapd/kcompactd CPU), monitor snapshots ("== snap",
+"time: T", buddyinfo, vmstat subset, zoneinfo watermarks, rxring
+counters, CPU, "== end"), "rxring: key value" lines and the streaming
+reader's "streamread:" line.
+
+parse_run(path) -> dict with 'summary' (metric -> number) and 'series'
+(list of per-snapshot dicts).  Run as a script, prints the summary of
+each file given as key<TAB>value lines (used by tests/ fixtures).
+"""
+import re
+import sys
+
+USER_HZ = 100
+FRAG_ORDER = 3
+
+# vmstat counters reported as deltas over the RX-ring run (final - begin).
+VMSTAT_DELTAS = [
+    "pageoutrun", "pgscan_kswapd", "pgscan_direct", "pgsteal_kswapd",
+    "pgsteal_direct", "compact_migrate_scanned", "compact_free_scanned",
+    "compact_isolated", "compact_stall", "compact_fail", "compact_success",
+    "compact_daemon_wake", "compact_daemon_migrate_scanned",
+    "compact_daemon_free_scanned", "pgmigrate_success",
+    "workingset_refault_file", "allocstall_normal", "allocstall_dma32",
+    "kswapd_low_wmark_hit_quickly", "kswapd_high_wmark_hit_quickly",
+    "kswapd_ladder_wake", "kswapd_ladder_met", "kswapd_ladder_giveup",
+    "alloc_nowait_highorder_fail",
+]
+
+
+def buddy_ge(rows, order=FRAG_ORDER):
+    """Pages and blocks in free blocks of order >= @order, all zones."""
+    pages = blocks = 0
+    for counts in rows:
+        for o, n in enumerate(counts):
+            if o >= order:
+                pages += n << o
+                blocks += n
+    return pages, blocks
+
+
+def parse_buddy_line(line):
+    m = re.match(r"Node\s+\d+,\s+zone\s+(\S+)\s+(.*)", line.strip())
+    if not m:
+        return None
+    return [int(x) for x in m.group(2).split()]
+
+
+def parse_run(path):
+    summary = {}
+    series = []
+    blocks = {"begin": {}, "final": {}}
+    cpu = {"begin": {}, "final": {}}
+    rx = {}
+    section = None      # begin / final / snap
+    sub = None          # buddyinfo / vmstat / zoneinfo / rxring / cpu
+    snap = None
+    lab_end = None
+
+    with open(path, errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\r\n")
+            s = line.strip()
+            if s.startswith("LAB-END"):
+                m = re.search(r"rc=(-?\d+)", s)
+                lab_end = int(m.group(1)) if m else -1
+                continue
+            if s.startswith("bench: "):
+                parts = s.split()
+                if len(parts) >= 3 and parts[1] in ("start", "stop", "fragment_rc",
+                                                    "secs", "memtotal_kb"):
+                    summary[parts[1]] = float(parts[2])
+                elif len(parts) >= 4 and parts[1] == "sysctl":
+                    summary["sysctl " + parts[2]] = parts[3]
+                elif len(parts) >= 3 and parts[1] in ("config", "kernel"):
+                    summary[parts[1]] = parts[2]
+                elif parts[1:2] == ["done"]:
+                    summary["done"] = 1
+                continue
+            if s.startswith("fragmenter: result"):
+                summary["fragment_ok"] = 1 if s.endswith(" ok") else 0
+                continue
+            m = re.match(r"fragmenter: after zone (\S+) free (\d+) min (\d+) low (\d+) "
+                         r"high (\d+) free_ge3 (\d+)", s)
+            if m:
+                summary["frag_free"] = int(m.group(2))
+                summary["frag_high"] = int(m.group(5))
+                summary["frag_free_ge3"] = int(m.group(6))
+                continue
+            if s.startswith("rxring: "):
+                parts = s.split()
+                if len(parts) == 3:
+                    try:
+                        rx[parts[1]] = int(parts[2])
+                    except ValueError:
+                        rx[parts[1]] = parts[2]
+                continue
+            m = re.match(r"streamread: bytes (\d+) secs ([\d.]+) mib_per_s ([\d.]+)", s)
+            if m:
+                summary["reader_mib_s"] = float(m.group(3))
+                summary["reader_mib"] = int(m.group(1)) / 2**20
+                continue
+            if s in ("== begin", "== final"):
+                section, sub = s[3:], "vmstat"
+                continue
+            if s == "== snap":
+                section, sub = "snap", None
+                snap = {"vmstat": {}, "buddy": [], "rx": {}, "cpu": {}}
+                continue
+            if s == "== end":
+                if section == "snap" and snap is not None and "time" in snap:
+                    series.append(snap)
+                section, sub, snap = None, None, None
+                continue
+            if section == "snap" and snap is not None:
+                if s.startswith("time: "):
+                    snap["time"] = float(s.split()[1])
+                elif s.startswith("== "):
+                    sub = s[3:]
+                elif sub == "buddyinfo":
+                    row = parse_buddy_line(s)
+                    if row is not None:
+                        snap["buddy"].append(row)
+                elif sub == "vmstat":
+                    kv = s.split()
+                    if len(kv) == 2 and kv[1].isdigit():
+                        snap["vmstat"][kv[0]] = int(kv[1])
+                elif sub == "rxring":
+                    kv = s.split()
+                    if len(kv) == 2:
+                        snap["rx"][kv[0]] = kv[1]
+                elif sub == "cpu" and s.startswith("cpu: "):
+                    kv = s.split()
+                    if len(kv) == 4:
+                        snap["cpu"][kv[1]] = int(kv[2]) + int(kv[3])
+                continue
+            if section in ("begin", "final"):
+                if s.startswith("cpu: "):
+                    kv = s.split()
+                    if len(kv) == 4:
+                        cpu[section][kv[1]] = int(kv[2]) + int(kv[3])
+                else:
+                    kv = s.split()
+                    if len(kv) == 2 and kv[1].lstrip("-").isdigit():
+                        blocks[section][kv[0]] = int(kv[1])
+
+    summary["lab_end_rc"] = lab_end if lab_end is not None else -999
+    b, e = blocks["begin"], blocks["final"]
+    for k in VMSTAT_DELTAS:
+        if k in b and k in e:
+            summary[k] = e[k] - b[k]
+    for t in ("kswapd0", "kcompactd0"):
+        if t in cpu["begin"] and t in cpu["final"]:
+            summary[t + "_cpu_s"] = (cpu["final"][t] - cpu["begin"][t]) / USER_HZ
+
+    if "attempts" in rx:
+        summary["attempts"] = rx["attempts"]
+        summary["failures"] = rx.get("failures", 0)
+        summary["fail_rate_pct"] = (100.0 * summary["failures"] / rx["attempts"]
+                                    if rx["attempts"] else 0.0)
+        summary["first_fail_ms"] = rx.get("first_fail_ms", -1)
+        summary["max_fail_streak"] = rx.get("max_fail_streak", 0)
+        summary["dropped_ticks"] = rx.get("dropped_ticks", 0)
+        lat = {int(k[9:]): v for k, v in rx.items() if k.startswith("lat_log2_")}
+        if lat:
+            total = sum(lat.values())
+            acc = 0
+            for bkt in sorted(lat):
+                acc += lat[bkt]
+                if acc * 100 >= total * 99:
+                    summary["lat_p99_ns"] = 2 ** (bkt + 1)
+                    break
+    if summary.get("pgscan_kswapd"):
+        summary["kswapd_efficiency_pct"] = (100.0 * summary.get("pgsteal_kswapd", 0)
+                                            / summary["pgscan_kswapd"])
+    if "start" in summary and "stop" in summary and summary["stop"] > summary["start"]:
+        dur = summary["stop"] - summary["start"]
+        if "pgscan_kswapd" in summary:
+            summary["kswapd_velocity"] = summary["pgscan_kswapd"] / dur
+
+    rows = []
+    t0 = summary.get("start", series[0]["time"] if series else 0.0)
+    for sn in series:
+        pages, nblocks = buddy_ge(sn["buddy"])
+        vm = sn["vmstat"]
+        rows.append({
+            "t": sn["time"] - t0,
+            "free_ge3_pages": pages,
+            "free_ge3_blocks": nblocks,
+            "nr_free_pages": vm.get("nr_free_pages", 0),
+            "attempts": int(sn["rx"].get("attempts", 0)),
+            "failures": int(sn["rx"].get("failures", 0)),
+            "pageoutrun": vm.get("pageoutrun", 0),
+            "pgscan_kswapd": vm.get("pgscan_kswapd", 0),
+            "compact_daemon_wake": vm.get("compact_daemon_wake", 0),
+            "kswapd_ladder_wake": vm.get("kswapd_ladder_wake", 0),
+            "kswapd_cpu_ticks": sn["cpu"].get("kswapd0", 0),
+        })
+    in_run = [r for r in rows if r["t"] >= 0]
+    if in_run:
+        summary["free_ge3_pages_mean"] = sum(r["free_ge3_pages"] for r in in_run) / len(in_run)
+        summary["free_ge3_pages_min"] = min(r["free_ge3_pages"] for r in in_run)
+    return {"summary": summary, "series": rows}
+
+
+def main(argv):
+    for path in argv[1:]:
+        run = parse_run(path)
+        for k in sorted(run["summary"]):
+            print(f"{k}\t{run['summary'][k]}")
+        print(f"snapshots\t{len(run['series'])}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

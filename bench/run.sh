@@ -1,0 +1,118 @@
+#!/bin/bash
+# Run the atomic high-order benchmark: each configuration of a set, REPEATS
+# times, one QEMU boot each (scripts/boot.sh, job guest/jobs/bench.sh), then the
+# fast-path microbenchmark (job bench-fastpath) once per variant, then the
+# report (bench/report.py: CSV/TSV, side-by-side table, gnuplot PNGs).
+#
+# usage: bench/run.sh [-s SET] [-r REPEATS] [-t SECS] [-o OUTDIR] [-n]
+#   -s SET      bench/sets/SET lists the configurations (default: run)
+#   -r REPEATS  boots per configuration (default 1)
+#   -t SECS     length of the RX-ring run in the guest (default 30)
+#   -o OUTDIR   default build/results/SET-<date>; build/results/latest-SET links it
+#   -n          no fast-path boots
+# Configurations are bench/configs/NAME.conf (variant=, sysctl=). Repeats are
+# interleaved (rep 1 of every config, then rep 2, ...) so drift on the host
+# spreads over all columns. Raw logs stay in OUTDIR next to the parsed data.
+set -eu
+BENCH=$(cd "$(dirname "$0")" && pwd)
+. "$BENCH/../scripts/lib.sh"
+
+set_name=run repeats=1 secs=30 outdir="" fastpath=1
+MEM=1024
+
+while getopts "s:r:t:o:n" opt; do
+	case $opt in
+	s) set_name=$OPTARG ;;
+	r) repeats=$OPTARG ;;
+	t) secs=$OPTARG ;;
+	o) outdir=$OPTARG ;;
+	n) fastpath=0 ;;
+	*) die "usage: bench/run.sh [-s SET] [-r REPEATS] [-t SECS] [-o OUTDIR] [-n]" ;;
+	esac
+done
+
+setfile=$BENCH/sets/$set_name
+[ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
+mapfile -t configs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$setfile")
+[ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
+
+# conf_get NAME KEY: KEY=value from bench/configs/NAME.conf.
+conf_get() {
+	local f=$BENCH/configs/$1.conf
+	[ -f "$f" ] || die "no configuration '$1' (bench/configs/$1.conf)"
+	sed -n "s/^$2=//p" "$f" | tail -n 1
+}
+
+# ensure_variant V: kernel, modules and initramfs of V are there (built if not).
+ensure_variant() {
+	if [ ! -f "$OBJ/$1/arch/x86/boot/bzImage" ]; then
+		"$LAB_ROOT/scripts/build-kernel.sh" "$1"
+	fi
+	"$LAB_ROOT/scripts/initramfs.sh" "$1"
+}
+
+# boot_one CONFIG REP: one scenario boot; the raw result lands in OUTDIR.
+boot_one() {
+	local cfg=$1 rep=$2 variant sysctl stem rc=0
+	variant=$(conf_get "$cfg" variant)
+	sysctl=$(conf_get "$cfg" sysctl)
+	stem=bench-$cfg-$rep
+	say "[$cfg rep $rep/$repeats] variant $variant sysctl '${sysctl:-none}'"
+	"$LAB_ROOT/scripts/boot.sh" --variant "$variant" --job bench --mem "$MEM" \
+		--disk "$disk" --timeout $((secs * 4 + 420)) --name "$stem" \
+		--append "kunit.enable=0 lab.cfg=$cfg lab.secs=$secs${sysctl:+ lab.sysctl=$sysctl}" ||
+		rc=$?
+	cp "$LOGS/$stem.result" "$outdir/$cfg.$rep.result" 2>/dev/null || true
+	cp "$LOGS/$stem.console.log" "$outdir/$cfg.$rep.console.log" 2>/dev/null || true
+	[ "$rc" = 0 ] || say "[$cfg rep $rep] boot FAILED (rc=$rc); kept its logs, going on"
+	echo "$cfg	$rep	$variant	$rc" >>"$outdir/runs.tsv"
+}
+
+main() {
+	local stamp v cfg rep variants=()
+	stamp=$(date -u +%Y%m%d-%H%M%S)
+	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
+	mkdir -p "$outdir"
+	ln -sfn "$outdir" "$BUILD/results/latest-$set_name"
+	disk=$BUILD/bench/disk.img
+	mkdir -p "$BUILD/bench"
+	[ -e "$disk" ] || truncate -s 2G "$disk"
+
+	for cfg in "${configs[@]}"; do
+		v=$(conf_get "$cfg" variant)
+		case " ${variants[*]} " in *" $v "*) ;; *) variants+=("$v") ;; esac
+	done
+	for v in "${variants[@]}"; do
+		ensure_variant "$v"
+	done
+	{
+		echo "set	$set_name"
+		echo "repeats	$repeats"
+		echo "secs	$secs"
+		echo "mem_mib	$MEM"
+		echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "configs	${configs[*]}"
+		echo "debian_kernel	$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || echo unknown)"
+	} >"$outdir/meta.tsv"
+	: >"$outdir/runs.tsv"
+
+	for rep in $(seq 1 "$repeats"); do
+		for cfg in "${configs[@]}"; do
+			boot_one "$cfg" "$rep"
+		done
+	done
+
+	if [ "$fastpath" = 1 ]; then
+		for v in "${variants[@]}"; do
+			[ "$v" = patched ] || continue
+			"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench-fastpath --mem "$MEM" \
+				--timeout 900 --name "bench-fastpath-$v" --append "kunit.enable=0" ||
+				say "fast-path boot of $v FAILED; kept its logs"
+			cp "$LOGS/bench-fastpath-$v.result" "$outdir/fastpath-$v.result" 2>/dev/null || true
+		done
+	fi
+
+	python3 "$BENCH/report.py" "$outdir"
+}
+
+main
