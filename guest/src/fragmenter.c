@@ -387,17 +387,21 @@ static void mixed_fill(long total_pages)
 	}
 }
 
-/* Step 3: use up the free large blocks with anonymous memory. */
-static void squeeze(void)
+/*
+ * Step 3: use up the free large blocks with anonymous memory.  Anonymous
+ * memory cannot be reclaimed without swap, so stop at 60% of memory
+ * rather than drive the guest into the OOM killer.
+ */
+static void squeeze(long total_pages)
 {
+	size_t anon_max = (size_t)(total_pages * 0.6);
 	struct zone_info z;
-	int guard = 0;
 
 	for (;;) {
 		read_zone(&z);
 		if (z.free <= z.low || pages_in_order_ge(&z, FRAG_ORDER) < z.high / 8)
 			break;
-		if (hold.anon_pages + STEP_ANON_PAGES > hold.anon_cap || ++guard > 100000)
+		if (hold.anon_pages - hold.anon_punched / 2 + STEP_ANON_PAGES > anon_max)
 			break;
 		add_anon(STEP_ANON_PAGES);
 	}
@@ -521,7 +525,7 @@ static int fragment(void)
 	print_state("mixed");
 
 	for (round = 1; round <= opt.rounds && !ok; round++) {
-		squeeze();
+		squeeze(total_pages);
 		print_state("squeezed");
 		read_zone(&z);
 		target = (long)(opt.free_mult * z.high);
