@@ -36,6 +36,8 @@ make_logged() {
 	shift
 	progress "$log" "$(date +%s)" &
 	tick=$!
+	# shellcheck disable=SC2064 # the ticker's pid is known now
+	trap "kill $tick 2>/dev/null" EXIT
 	kmake "$@" >"$log" 2>&1 || rc=$?
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true

@@ -1,0 +1,132 @@
+#!/bin/bash
+# shellcheck disable=SC2317 # step functions are called through run_step
+# `make check` / `make check-debug`: every test of the lab, one step after the
+# other, with progress and elapsed times. Steps print result lines
+#   PASS: what | FAIL: what | SKIP: what
+# which are counted here (a SKIP is never a pass); a step that fails without a
+# FAIL line counts as one failure, a quiet step that succeeds as one pass.
+# Closing line: "N passed, N failed" (", N skipped" when any were skipped).
+#
+# usage: scripts/check.sh [patched|debug]
+#   patched  host checks (deps, series applies, checkpatch, shellcheck, parser
+#            fixtures), then build, boot job `check`: KUnit + in-guest tests
+#   debug    the same guest tests on the debug kernel (no host checks)
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+passed=0 failed=0 skipped=0 t_start=$(date +%s)
+STEP_LOG=$LOGS/check-step.log
+
+# run_step LABEL CMD...: run one step, show its output, count its results.
+# Returns CMD's exit status.
+run_step() {
+	local label=$1 t0 rc=0 p f s
+	shift
+	t0=$(date +%s)
+	echo "== $label"
+	"$@" 2>&1 | tee "$STEP_LOG" || true
+	rc=${PIPESTATUS[0]}
+	p=$(grep -c '^PASS: ' "$STEP_LOG" || true)
+	f=$(grep -c '^FAIL: ' "$STEP_LOG" || true)
+	s=$(grep -c '^SKIP: ' "$STEP_LOG" || true)
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "FAIL: $label (exit status $rc)"
+		f=1
+	elif [ "$rc" = 0 ] && [ $((p + f + s)) = 0 ]; then
+		p=1
+	fi
+	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	echo "== $label: $p passed, $f failed, $s skipped; $(($(date +%s) - t0)) s" |
+		sed 's/ passed, / ok, /; s/ failed, / not ok, /'
+	return "$rc"
+}
+
+# finish: the closing line; exit status 1 on any failure.
+finish() {
+	echo "== total time $(($(date +%s) - t_start)) s"
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" = 0 ]
+	exit
+}
+
+# series: patch files listed in patches/series.
+series() {
+	[ -f "$LAB_ROOT/patches/series" ] || return 0
+	sed -e 's/#.*//' "$LAB_ROOT/patches/series" | awk 'NF { print $1 }'
+}
+
+# checkpatch_series: checkpatch.pl --strict on every patch, one result each.
+checkpatch_series() {
+	local p out
+	if [ -z "$(series)" ]; then
+		echo "checkpatch: patches/series lists no patch yet"
+		return 0
+	fi
+	for p in $(series); do
+		if out=$(cd "$TREE" && perl scripts/checkpatch.pl --strict --color=never "$LAB_ROOT/patches/$p" 2>&1); then
+			echo "PASS: checkpatch --strict $p"
+		else
+			echo "$out" | grep -E '^(ERROR|WARNING|CHECK):' | head -5
+			echo "FAIL: checkpatch --strict $p ($(echo "$out" | grep -E '^total:' || echo 'no summary'))"
+		fi
+	done
+}
+
+# run_shellcheck: shellcheck on the harness and guest shell, one result each.
+run_shellcheck() {
+	local f
+	for f in "$LAB_ROOT"/scripts/*.sh "$LAB_ROOT"/tests/*.sh "$LAB_ROOT"/.ci/run \
+		"$LAB_ROOT"/guest/init "$LAB_ROOT"/guest/jobs/*.sh; do
+		[ -f "$f" ] || continue
+		if (cd "$LAB_ROOT" && shellcheck -s "$(shell_of "$f")" "${f#"$LAB_ROOT"/}"); then
+			echo "PASS: shellcheck ${f#"$LAB_ROOT"/}"
+		else
+			echo "FAIL: shellcheck ${f#"$LAB_ROOT"/}"
+		fi
+	done
+}
+
+# shell_of FILE: bash for host scripts, sh for what busybox runs in the guest.
+shell_of() {
+	case $1 in
+	*/guest/*) echo sh ;;
+	*) echo bash ;;
+	esac
+}
+
+# guest_tests VARIANT TIMEOUT: build, boot job `check`, count KUnit + TAP.
+guest_tests() {
+	local v=$1 timeout=$2 console=$LOGS/$1-check.console.log result=$LOGS/$1-check.result
+	run_step "build kernel $v" "$LAB_ROOT/scripts/build-kernel.sh" "$v" || finish
+	run_step "initramfs $v" "$LAB_ROOT/scripts/initramfs.sh" "$v" || finish
+	run_step "boot $v, job check" "$LAB_ROOT/scripts/boot.sh" --variant "$v" --job check \
+		--timeout "$timeout" || true
+	if [ -z "$(series)" ]; then
+		run_step "KUnit ($v)" echo "SKIP: kunit: no patches in patches/series yet, so no KUnit suite to run" || true
+	else
+		run_step "KUnit ($v)" "$LAB_ROOT/scripts/kunit-results.sh" "$console" || true
+	fi
+	run_step "in-guest tests ($v)" "$LAB_ROOT/scripts/tap-results.sh" "$result" || true
+}
+
+main() {
+	local variant=${1:-patched}
+	mkdir -p "$LOGS"
+	run_step "host tools" "$LAB_ROOT/scripts/deps.sh" || finish
+	run_step "kernel tree: patches/series applies" "$LAB_ROOT/scripts/tree.sh" || finish
+	if [ "$variant" = patched ]; then
+		run_step "checkpatch --strict" checkpatch_series || true
+		run_step "shellcheck" run_shellcheck || true
+		run_step "host parser tests" "$LAB_ROOT/tests/run.sh" || true
+		guest_tests patched "${LAB_CHECK_TIMEOUT:-600}"
+	else
+		guest_tests debug "${LAB_CHECK_TIMEOUT:-1800}"
+	fi
+	finish
+}
+
+main "$@"

@@ -1,0 +1,87 @@
+#!/bin/bash
+# Build the guest initramfs of a kernel variant: build/initramfs/<variant>.cpio.gz
+#   /bin/busybox            Debian busybox-static (applet links made by /init)
+#   /init                   guest/init
+#   /lab/jobs/*.sh          guest/jobs
+#   /lab/bin/*              guest/src/*.c, static (gcc -static -O2 -Wall), with
+#                           the tree's tools/testing/selftests for kselftest.h
+#   /lab/modules/*.ko       module/, built against build/obj/<variant>
+# The archive is written with the tree's usr/gen_init_cpio from a file list,
+# so no root or device nodes are needed on the host.
+#
+# usage: scripts/initramfs.sh patched|baseline|debug
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+OUT=$BUILD/initramfs
+BUSYBOX=/bin/busybox
+
+# build_guest_programs SRC BINDIR: compile each guest/src/*.c that changed.
+build_guest_programs() {
+	local src=$1 bindir=$2 c bin
+	mkdir -p "$bindir"
+	for c in "$LAB_ROOT"/guest/src/*.c; do
+		[ -e "$c" ] || continue
+		bin=$bindir/$(basename "$c" .c)
+		[ "$bin" -nt "$c" ] && [ "$bin" -nt "$src/tools/testing/selftests/kselftest.h" ] && continue
+		gcc -static -O2 -Wall -pthread -I "$src/tools/testing/selftests" -o "$bin" "$c" ||
+			die "guest program $(basename "$c") does not compile"
+	done
+}
+
+# gen_init_cpio SRC: the kernel's cpio writer, compiled once from the tree.
+gen_init_cpio() {
+	local tool=$OUT/gen_init_cpio
+	[ "$tool" -nt "$1/usr/gen_init_cpio.c" ] ||
+		gcc -O2 -o "$tool" "$1/usr/gen_init_cpio.c"
+	echo "$tool"
+}
+
+# file_list VARIANT BINDIR: gen_init_cpio input describing the guest root.
+file_list() {
+	local variant=$1 bindir=$2 f
+	cat <<-LIST
+		dir /dev 0755 0 0
+		nod /dev/console 0600 0 0 c 5 1
+		dir /bin 0755 0 0
+		dir /proc 0755 0 0
+		dir /sys 0755 0 0
+		dir /tmp 1777 0 0
+		dir /root 0700 0 0
+		dir /lab 0755 0 0
+		dir /lab/bin 0755 0 0
+		dir /lab/jobs 0755 0 0
+		dir /lab/modules 0755 0 0
+		file /bin/busybox $BUSYBOX 0755 0 0
+		slink /bin/sh busybox 0777 0 0
+		file /init $LAB_ROOT/guest/init 0755 0 0
+	LIST
+	for f in "$bindir"/*; do
+		[ -f "$f" ] && echo "file /lab/bin/${f##*/} $f 0755 0 0"
+	done
+	for f in "$LAB_ROOT"/guest/jobs/*.sh; do
+		[ -f "$f" ] && echo "file /lab/jobs/${f##*/} $f 0644 0 0"
+	done
+	for f in "$OBJ/$variant.modules"/*.ko; do
+		[ -f "$f" ] && echo "file /lab/modules/${f##*/} $f 0644 0 0"
+	done
+	return 0
+}
+
+main() {
+	local variant=${1:?usage: initramfs.sh patched|baseline|debug} src bindir tool list
+	src=$(variant_src "$variant")
+	[ -x "$BUSYBOX" ] || die "$BUSYBOX missing (apt-get install busybox-static)"
+	mkdir -p "$OUT"
+	bindir=$OUT/bin
+	build_guest_programs "$src" "$bindir"
+	tool=$(gen_init_cpio "$src")
+	list=$OUT/$variant.list
+	file_list "$variant" "$bindir" >"$list"
+	"$tool" "$list" | gzip -n -6 >"$OUT/$variant.cpio.gz.tmp"
+	mv "$OUT/$variant.cpio.gz.tmp" "$OUT/$variant.cpio.gz"
+	say "$variant: build/initramfs/$variant.cpio.gz ($(du -k "$OUT/$variant.cpio.gz" | cut -f1) KiB;" \
+		"$(grep -c '^file /lab/bin/' "$list") programs, $(grep -c '^file /lab/modules/' "$list") modules)"
+}
+
+main "$@"
