@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ladder_kswapd_test: high-order atomic demand on a fragmented zone wakes
+ * kswapd through the ladder, and does not when the ladder is off.
+ *
+ * Scenario: the benchmark's fragmenter (guest/src/fragmenter.c, -D) puts
+ * the biggest zone above its high watermark with (almost) no free block of
+ * order >= 3 and holds it there; the rxring module (module/rxring.c) then
+ * makes GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, given
+ * back every second. Three phases of lab.kswapd_secs (default 10) s each:
+ *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake stays flat;
+ *   2. L=3, vm.watermark_ladder_strict as booted: kswapd_ladder_wake rises;
+ *   3. L=3, the other strict mode: kswapd_ladder_wake rises (the series
+ *      wakes kswapd on an unmet low ladder in both modes).
+ * Each phase's deltas of the four ladder counters, the module's attempts
+ * and failures, and kswapd0's CPU ticks are printed as TAP diagnostics.
+ *
+ * Pass rule: the module loads, the fragmenter reaches its state, rxring
+ * made attempts in every phase, phase 1 delta == 0, phases 2 and 3
+ * delta > 0, and no ladder counter ever decreases. Sysctls are restored.
+ * Skips (exit 4) without the series, the virtio disk (the fragmenter
+ * reads it: boot with scripts/boot.sh --disk) or the module.
+ */
+#include "ladder_util.h"
+
+static int secs;
+static pid_t kswapd;
+static long long last[NR_LADDER_COUNTERS];
+static int went_down;
+
+static void sample(long long v[NR_LADDER_COUNTERS])
+{
+	int i;
+
+	read_ladder_counters(v);
+	for (i = 0; i < NR_LADDER_COUNTERS; i++) {
+		if (v[i] < last[i]) {
+			ksft_print_msg("%s went down: %lld -> %lld\n", ladder_counters[i],
+				       last[i], v[i]);
+			went_down = 1;
+		}
+		last[i] = v[i];
+	}
+}
+
+/* One phase: set the knobs, run rxring for secs; the wake delta, or -1. */
+static long long phase(const char *label, long order, long strict)
+{
+	long long a[NR_LADDER_COUNTERS], b[NR_LADDER_COUNTERS];
+	long long att, fail, cpu0, cpu;
+	int err, i, s;
+
+	err = sysctl_set(LADDER_ORDER, order);
+	if (!err)
+		err = sysctl_set(LADDER_STRICT, strict);
+	if (err) {
+		ksft_print_msg("%s: set order=%ld strict=%ld: %s\n", label, order, strict,
+			       strerror(-err));
+		return -1;
+	}
+	sleep_s(1);	/* let wakes caused by the last phase settle */
+	sample(a);
+	cpu0 = task_cpu_ticks(kswapd);
+	err = write_text(RXRING_CONTROL, "start");
+	if (err) {
+		ksft_print_msg("%s: rxring start: %s\n", label, strerror(-err));
+		return -1;
+	}
+	for (s = 0; s < secs; s++) {
+		sleep_s(1);
+		sample(b);
+	}
+	/* start zeroes the module's stats: these are this phase's */
+	att = rxring_stat("attempts");
+	fail = rxring_stat("failures");
+	err = write_text(RXRING_CONTROL, "stop");
+	if (err)
+		ksft_print_msg("%s: rxring stop: %s\n", label, strerror(-err));
+	sample(b);
+	cpu = task_cpu_ticks(kswapd);
+	ksft_print_msg("%s (order %ld strict %ld, %d s): rxring attempts %lld failures %lld, kswapd0 cpu %lld ticks\n",
+		       label, order, strict, secs, att, fail, cpu - cpu0);
+	for (i = 0; i < NR_LADDER_COUNTERS; i++)
+		ksft_print_msg("%s:   %-28s +%lld\n", label, ladder_counters[i], b[i] - a[i]);
+	if (att <= 0) {
+		ksft_print_msg("%s: rxring made no attempt\n", label);
+		return -1;
+	}
+	return b[0] - a[0];
+}
+
+int main(void)
+{
+	long long v[NR_LADDER_COUNTERS], d;
+	long order0, strict0;
+	pid_t holder = -1;
+	char params[128];
+	int rc, err;
+
+	ksft_print_header();
+	if (!have_ladder())
+		lab_skip_all(LADDER_SKIP_HINT);
+	if (access(LAB_DISK, R_OK))
+		lab_skip_all("no %s (%s): the fragmenter needs the virtio disk; boot with scripts/boot.sh --disk IMG\n",
+			     LAB_DISK, strerror(errno));
+	if (access(RXRING_KO, R_OK) || access(FRAGMENTER, X_OK))
+		lab_skip_all("%s or %s missing (%s): initramfs without module/ or the fragmenter\n",
+			     RXRING_KO, FRAGMENTER, strerror(errno));
+	secs = cmdline_long("kswapd_secs", 10);
+	kswapd = pid_of("kswapd0");
+	if (sysctl_get(LADDER_ORDER, &order0) || sysctl_get(LADDER_STRICT, &strict0) ||
+	    lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_STRICT))
+		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
+	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
+		ksft_exit_fail_msg("/proc/vmstat lacks the kswapd_ladder_* counters\n");
+	ksft_set_plan(6);
+
+	snprintf(params, sizeof(params),
+		 "order=3 rate=2000 ring=256 drain_ms=1000 duration_ms=3600000");
+	err = module_load(RXRING_KO, params);
+	ksft_test_result(!err, "rxring loads (%s)%s%s\n", params, err ? ": " : "",
+			 err ? strerror(-err) : "");
+	if (err)
+		ksft_exit_fail_msg("cannot go on without rxring\n");
+
+	/* The ladder off while fragmenting, so kswapd works as stock does. */
+	sysctl_set(LADDER_ORDER, 0);
+	rc = run_fragmenter("/tmp/ladder_kswapd.frag", &holder);
+	ksft_test_result(rc == 0, "fragmenter reached its state (exit %d, holder %d)\n", rc,
+			 holder);
+
+	d = phase("ladder off", 0, strict0);
+	ksft_test_result(d == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n", d);
+	d = phase("ladder on", 3, strict0);
+	ksft_test_result(d > 0, "L=3 strict=%ld: kswapd_ladder_wake rises (+%lld)\n", strict0, d);
+	d = phase("other mode", 3, !strict0);
+	ksft_test_result(d > 0, "L=3 strict=%d: kswapd_ladder_wake rises (+%lld)\n", !strict0, d);
+
+	stop_holder(holder);
+	err = module_unload("rxring");
+	if (err)
+		ksft_print_msg("rmmod rxring: %s\n", strerror(-err));
+	sample(v);
+	ksft_test_result(!went_down, "ladder counters never decreased\n");
+	ksft_finished();
+}

@@ -1,0 +1,684 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ladder_util.h: small helpers shared by the watermark-ladder guest tests
+ * (guest/src/ladder_*_test.c, guest/src/rel_*.c). Header-only, like
+ * kselftest.h, so each test stays one static program.
+ *
+ *  - sysctls: read, write (raw bytes, to test bad input), save/restore at exit
+ *  - /proc/vmstat counters, /proc/zoneinfo (with ladder_o<N> lines),
+ *    /proc/buddyinfo, MAX_PAGE_ORDER from the buddyinfo column count
+ *  - kswapd0 CPU ticks, rxring module load/unload and its debugfs stats
+ *  - kernel log: a marker written to /dev/kmsg, then a scan for splats after it
+ *  - helper processes (the fragmenter, streamread) started and stopped
+ * Every failed call is reported with strerror(errno) through ksft_print_msg.
+ */
+#ifndef LADDER_UTIL_H
+#define LADDER_UTIL_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest.h"
+
+#define LADDER_ORDER	"/proc/sys/vm/watermark_ladder_order"
+#define LADDER_STRICT	"/proc/sys/vm/watermark_ladder_strict"
+#define RXRING_KO	"/lab/modules/rxring.ko"
+#define RXRING_STATS	"/sys/kernel/debug/rxring/stats"
+#define RXRING_CONTROL	"/sys/kernel/debug/rxring/control"
+#define FRAGMENTER	"/lab/bin/fragmenter"
+#define STREAMREAD	"/lab/bin/streamread"
+#define LAB_DISK	"/dev/vda"
+#define LAB_MAX_ZONES	8
+#define LAB_MAX_ORDERS	16
+
+static const char *const ladder_counters[] = {
+	"kswapd_ladder_wake",
+	"kswapd_ladder_met",
+	"kswapd_ladder_giveup",
+	"alloc_nowait_highorder_fail",
+};
+#define NR_LADDER_COUNTERS 4
+
+/* ---- time --------------------------------------------------------------- */
+
+static inline double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static inline void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- files and sysctls -------------------------------------------------- */
+
+/* Read a small file into buf (NUL-terminated); bytes read or -errno. */
+static inline int read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY), n, err;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	err = errno;
+	close(fd);
+	if (n < 0)
+		return -err;
+	buf[n] = '\0';
+	return n;
+}
+
+/* Write exactly these bytes in one write(2) at offset 0; 0 or -errno. */
+static inline int write_bytes(const char *path, const char *buf, size_t len, ssize_t *written)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		err = -errno;
+	if (written)
+		*written = n;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+static inline int write_text(const char *path, const char *s)
+{
+	return write_bytes(path, s, strlen(s), NULL);
+}
+
+static inline int sysctl_get(const char *path, long *val)
+{
+	char buf[64], *end;
+	int n = read_text(path, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	errno = 0;
+	*val = strtol(buf, &end, 10);
+	if (end == buf || errno)
+		return -EINVAL;
+	return 0;
+}
+
+static inline int sysctl_set(const char *path, long val)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%ld\n", val);
+	return write_text(path, buf);
+}
+
+/* Sysctls changed by a test, put back at exit (normal or by signal). */
+static struct {
+	const char *path;
+	long val;
+} lab_saved[8];
+static int lab_nsaved;
+
+static inline void lab_restore_sysctls(void)
+{
+	int i, err;
+
+	for (i = lab_nsaved - 1; i >= 0; i--) {
+		err = sysctl_set(lab_saved[i].path, lab_saved[i].val);
+		if (err)
+			ksft_print_msg("restore %s=%ld: %s\n", lab_saved[i].path,
+				       lab_saved[i].val, strerror(-err));
+	}
+	lab_nsaved = 0;
+}
+
+static void lab_on_signal(int sig)
+{
+	lab_restore_sysctls();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Remember the current value of @path so that it is restored at exit. */
+static inline int lab_save_sysctl(const char *path)
+{
+	static int hooked;
+	long v;
+	int err = sysctl_get(path, &v);
+
+	if (err) {
+		ksft_print_msg("read %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	if (!hooked) {
+		atexit(lab_restore_sysctls);
+		signal(SIGTERM, lab_on_signal);
+		signal(SIGINT, lab_on_signal);
+		hooked = 1;
+	}
+	if (lab_nsaved < (int)(sizeof(lab_saved) / sizeof(lab_saved[0]))) {
+		lab_saved[lab_nsaved].path = path;
+		lab_saved[lab_nsaved].val = v;
+		lab_nsaved++;
+	}
+	return 0;
+}
+
+static inline int have_ladder(void)
+{
+	return access(LADDER_ORDER, F_OK) == 0 && access(LADDER_STRICT, F_OK) == 0;
+}
+
+/*
+ * Skip the whole program with a reason, as one counted "ok 1 # SKIP" line
+ * (a bare "1..0 # SKIP" would leave nothing for the host to count).
+ */
+static inline __attribute__((noreturn, format(printf, 1, 2)))
+void lab_skip_all(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	ksft_set_plan(1);
+	ksft_test_result_skip("%s", msg);
+	ksft_print_cnts();
+	exit(KSFT_SKIP);
+}
+
+#define LADDER_SKIP_HINT \
+	"kernel without the watermark ladder series (stock/baseline): " \
+	"no vm.watermark_ladder_order; build the patched variant (patches/series)\n"
+
+/* lab.NAME=VALUE from the kernel command line, or @def. */
+static inline long cmdline_long(const char *name, long def)
+{
+	char buf[4096], key[64], *p;
+	int n = read_text("/proc/cmdline", buf, sizeof(buf));
+
+	if (n < 0)
+		return def;
+	snprintf(key, sizeof(key), "lab.%s=", name);
+	p = buf;
+	while ((p = strstr(p, key))) {
+		if (p == buf || p[-1] == ' ')
+			def = strtol(p + strlen(key), NULL, 10);
+		p++;
+	}
+	return def;
+}
+
+/* ---- /proc/vmstat ------------------------------------------------------- */
+
+/* Value of counter @name; 0 or -ENOENT if the kernel has no such counter. */
+static inline int vmstat_get(const char *name, long long *val)
+{
+	char line[256], key[128];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+	int found = -ENOENT;
+
+	if (!f) {
+		ksft_print_msg("open /proc/vmstat: %s\n", strerror(errno));
+		return -errno;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127s %lld", key, &v) == 2 && !strcmp(key, name)) {
+			*val = v;
+			found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static inline long long vmstat_or(const char *name, long long def)
+{
+	long long v;
+
+	return vmstat_get(name, &v) ? def : v;
+}
+
+/* The four ladder counters; returns how many exist. */
+static inline int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
+{
+	int i, n = 0;
+
+	for (i = 0; i < NR_LADDER_COUNTERS; i++) {
+		v[i] = -1;
+		if (!vmstat_get(ladder_counters[i], &v[i]))
+			n++;
+	}
+	return n;
+}
+
+/* ---- /proc/zoneinfo and /proc/buddyinfo --------------------------------- */
+
+struct ladder_rung {
+	int order;
+	long free, min, low, high;
+};
+
+struct lab_zone {
+	int node;
+	char name[32];
+	long free, min, low, high, present, managed;
+	int nrungs;
+	struct ladder_rung rung[LAB_MAX_ORDERS];
+	int norders;			/* columns in buddyinfo */
+	long nr_free[LAB_MAX_ORDERS];	/* blocks per order, buddyinfo */
+};
+
+/* Every zone of /proc/zoneinfo (populated or not); returns the count. */
+static inline int read_zoneinfo(struct lab_zone *zones, int max)
+{
+	char line[512], word[64], name[32];
+	struct lab_zone *z = NULL;
+	struct ladder_rung r;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	int n = 0, node;
+	long v;
+
+	if (!f) {
+		ksft_print_msg("open /proc/zoneinfo: %s\n", strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Node %d, zone %31s", &node, name) == 2) {
+			z = n < max ? &zones[n++] : NULL;
+			if (z) {
+				memset(z, 0, sizeof(*z));
+				z->node = node;
+				snprintf(z->name, sizeof(z->name), "%s", name);
+			}
+			continue;
+		}
+		if (!z)
+			continue;
+		if (sscanf(line, " ladder_o%d free %ld min %ld low %ld high %ld",
+			   &r.order, &r.free, &r.min, &r.low, &r.high) == 5) {
+			if (z->nrungs < LAB_MAX_ORDERS)
+				z->rung[z->nrungs++] = r;
+			continue;
+		}
+		if (sscanf(line, " pages free %ld", &v) == 1) {
+			z->free = v;
+			continue;
+		}
+		/* "min N", "low N", ...: exactly two words on the line */
+		if (sscanf(line, " %63s %ld %*s", word, &v) == 2) {
+			char extra[8];
+
+			if (sscanf(line, " %*s %*d %7s", extra) == 1)
+				continue;
+			if (!strcmp(word, "min"))
+				z->min = v;
+			else if (!strcmp(word, "low"))
+				z->low = v;
+			else if (!strcmp(word, "high"))
+				z->high = v;
+			else if (!strcmp(word, "present"))
+				z->present = v;
+			else if (!strcmp(word, "managed"))
+				z->managed = v;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+/* Fill nr_free[] of the matching zones from /proc/buddyinfo. */
+static inline int read_buddyinfo(struct lab_zone *zones, int n)
+{
+	char line[512], name[32];
+	FILE *f = fopen("/proc/buddyinfo", "r");
+	int node, used, i, o;
+
+	if (!f) {
+		ksft_print_msg("open /proc/buddyinfo: %s\n", strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		zones[i].norders = 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p;
+
+		if (sscanf(line, "Node %d, zone %31s%n", &node, name, &used) != 2)
+			continue;
+		for (i = 0; i < n; i++)
+			if (zones[i].node == node && !strcmp(zones[i].name, name))
+				break;
+		if (i == n)
+			continue;
+		p = line + used;
+		for (o = 0; o < LAB_MAX_ORDERS; o++) {
+			char *end;
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			zones[i].nr_free[o] = c;
+			p = end;
+		}
+		zones[i].norders = o;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Pages in free blocks of order >= @order, from buddyinfo counts. */
+static inline long free_ge(const struct lab_zone *z, int order)
+{
+	long pages = 0;
+	int o;
+
+	for (o = order; o < z->norders; o++)
+		pages += z->nr_free[o] << o;
+	return pages;
+}
+
+/* MAX_PAGE_ORDER of the running kernel: buddyinfo has one column per order. */
+static inline int max_page_order(void)
+{
+	struct lab_zone z[LAB_MAX_ZONES];
+	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
+
+	if (n > 0 && !read_buddyinfo(z, n))
+		for (i = 0; i < n; i++)
+			if (z[i].norders > 1)
+				return z[i].norders - 1;
+	return 10;	/* x86_64 */
+}
+
+/* Sum over populated zones (what kswapd of node 0 balances). */
+static inline void zone_totals(long *free, long *min, long *low, long *high)
+{
+	struct lab_zone z[LAB_MAX_ZONES];
+	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
+
+	*free = *min = *low = *high = 0;
+	for (i = 0; i < n; i++) {
+		if (!z[i].present)
+			continue;
+		*free += z[i].free;
+		*min += z[i].min;
+		*low += z[i].low;
+		*high += z[i].high;
+	}
+}
+
+static inline long meminfo_kb(const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			v = atol(line + klen + 1);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+/* ---- kswapd ------------------------------------------------------------- */
+
+static inline pid_t pid_of(const char *comm)
+{
+	char path[64], buf[64];
+	pid_t pid;
+
+	/* kernel threads have low pids; scan a generous range */
+	for (pid = 1; pid < 4096; pid++) {
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		if (read_text(path, buf, sizeof(buf)) <= 0)
+			continue;
+		buf[strcspn(buf, "\n")] = '\0';
+		if (!strcmp(buf, comm))
+			return pid;
+	}
+	return -1;
+}
+
+/* utime + stime of @pid in clock ticks (/proc/PID/stat fields 14, 15). */
+static inline long long task_cpu_ticks(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ut, st;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_text(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &ut, &st) != 2)
+		return -1;
+	return ut + st;
+}
+
+/* ---- modules ------------------------------------------------------------ */
+
+/* finit_module(@path, @params): 0 or -errno. */
+static inline int module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(SYS_finit_module, fd, params, 0);
+	err = errno;
+	close(fd);
+	return ret ? -err : 0;
+}
+
+static inline int module_unload(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static inline int module_loaded(const char *name)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return access(path, F_OK) == 0;
+}
+
+/* A "key value" line of the rxring debugfs stats; -1 if absent. */
+static inline long long rxring_stat(const char *key)
+{
+	char buf[8192], *p;
+	size_t klen = strlen(key);
+
+	if (read_text(RXRING_STATS, buf, sizeof(buf)) <= 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, klen) && p[klen] == ' ')
+			return atoll(p + klen + 1);
+	return -1;
+}
+
+/* ---- kernel log --------------------------------------------------------- */
+
+/* Put a line into the kernel log, to scan from later. */
+static inline void kmsg_mark(const char *marker)
+{
+	int err = write_text("/dev/kmsg", marker);
+
+	if (err)
+		ksft_print_msg("write /dev/kmsg: %s\n", strerror(-err));
+}
+
+/*
+ * The kernel log after the last occurrence of @marker, into a malloc'ed
+ * string (the whole log if the marker is gone); NULL on error.
+ */
+static inline char *kmsg_since(const char *marker)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n;
+	char *buf, *p, *last = NULL;
+
+	if (size <= 0)
+		size = 1 << 20;
+	buf = malloc(size + 1);
+	if (!buf)
+		return NULL;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, size);
+	if (n < 0) {
+		ksft_print_msg("klogctl(READ_ALL): %s\n", strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	for (p = buf; (p = strstr(p, marker)); p++)
+		last = p;
+	if (last)
+		memmove(buf, last, strlen(last) + 1);
+	return buf;
+}
+
+/* The first kernel-log line after @marker that reports a splat, or NULL. */
+static inline char *kmsg_first_splat(const char *marker, char *out, size_t len)
+{
+	static const char *const pats[] = {
+		"WARNING:", "BUG:", "Oops", "general protection fault",
+		"Kernel panic", "possible recursive locking", "KASAN", "UBSAN",
+		"soft lockup", "hung task", "blocked for more than", "RCU stall",
+		"self-detected stall",
+	};
+	char *log = kmsg_since(marker), *line, *save = NULL, *found = NULL;
+	size_t i;
+
+	if (!log)
+		return NULL;
+	for (line = strtok_r(log, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+			if (strstr(line, pats[i])) {
+				snprintf(out, len, "%s", line);
+				found = out;
+				break;
+			}
+	free(log);
+	return found;
+}
+
+/* ---- helper processes --------------------------------------------------- */
+
+/* Start @argv with stdout/stderr to @out (appended); pid or -1. */
+static inline pid_t spawn(char *const argv[], const char *out)
+{
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		execv(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Run @argv to completion; its exit status (128+sig if killed), -1 on error. */
+static inline int run_wait(char *const argv[], const char *out)
+{
+	pid_t pid = spawn(argv, out);
+	int status;
+
+	if (pid < 0)
+		return -1;
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static inline void stop_child(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Run the benchmark's fragmenter (-D: it fragments, reports and leaves a
+ * holder process that keeps its allocations until SIGTERM). Returns the
+ * fragmenter's exit status (0 = state reached, 1 = not reached, other =
+ * error) and the holder's pid in *holder (-1 if none).
+ */
+static inline int run_fragmenter(const char *log, pid_t *holder)
+{
+	char *argv[] = { FRAGMENTER, "-D", NULL };
+	char buf[65536], *p;
+	int rc;
+
+	/* the holder outlives its parent: make it ours to reap */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
+		ksft_print_msg("prctl(PR_SET_CHILD_SUBREAPER): %s\n", strerror(errno));
+	unlink(log);
+	rc = run_wait(argv, log);
+	*holder = -1;
+	if (read_text(log, buf, sizeof(buf)) > 0) {
+		p = strstr(buf, "fragmenter: holder pid ");
+		if (p)
+			*holder = atoi(p + strlen("fragmenter: holder pid "));
+		p = strstr(buf, "fragmenter: after ");
+		if (p)
+			ksft_print_msg("%.*s\n", (int)strcspn(p, "\n"), p);
+	}
+	return rc;
+}
+
+/* The holder was reparented to us (subreaper): signal and reap it. */
+static inline void stop_holder(pid_t holder)
+{
+	if (holder <= 0)
+		return;
+	if (kill(holder, SIGTERM))
+		ksft_print_msg("kill fragmenter holder %d: %s\n", holder, strerror(errno));
+	else if (waitpid(holder, NULL, 0) < 0)
+		ksft_print_msg("waitpid fragmenter holder %d: %s\n", holder, strerror(errno));
+}
+
+#endif /* LADDER_UTIL_H */
