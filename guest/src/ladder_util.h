@@ -259,7 +259,7 @@ static inline int vmstat_get(const char *name, long long *val)
 
 static inline long long vmstat_or(const char *name, long long def)
 {
-	long long v;
+	long long v = def;
 
 	return vmstat_get(name, &v) ? def : v;
 }

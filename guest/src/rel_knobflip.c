@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rel_knobflip: the ladder knobs flipped many times a second under load
+ * (issue 5, part 4).
+ *
+ * Load: the fragmenter (-D, holding a fragmented zone) and rxring
+ * (GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, drained
+ * every second) run for the whole test. For lab.flip_secs (default 20) s,
+ * every 10 ms: write a random vm.watermark_ladder_order in 0..MAX_PAGE_ORDER
+ * and a random vm.watermark_ladder_strict in 0..1, read both back, read the
+ * four ladder counters; every 10th round also write "-1" to one knob,
+ * which must fail with EINVAL and change nothing.
+ *
+ * Pass rule: every write succeeds and reads back as written; every bad
+ * write is refused; no ladder counter ever decreases between two samples;
+ * a second after the last write both knobs still hold the last values
+ * written; rxring kept allocating (attempts > 0); no kernel splat in the
+ * log since the test started (the host scans the console as well).
+ * Sysctls restored. Skips without the series, the disk or the module.
+ */
+#include "ladder_util.h"
+
+static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
+
+static unsigned int rnd(unsigned int n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned int)(rng % n);
+}
+
+int main(void)
+{
+	const char marker[] = "rel_knobflip: start";
+	long long last[NR_LADDER_COUNTERS], v[NR_LADDER_COUNTERS], att;
+	long order = -1, strict = -1, got_o = -1, got_s = -1, max_order;
+	long writes = 0, write_err = 0, mismatch = 0, bad = 0, bad_ok = 0, samples = 0, down = 0;
+	pid_t holder = -1;
+	char params[128], splat[512];
+	double t_end;
+	int secs, rc, err, i, round = 0;
+
+	ksft_print_header();
+	if (!have_ladder())
+		lab_skip_all(LADDER_SKIP_HINT);
+	if (access(LAB_DISK, R_OK))
+		lab_skip_all("no %s (%s): the fragmenter needs the virtio disk; boot with scripts/boot.sh --disk IMG\n",
+			     LAB_DISK, strerror(errno));
+	if (access(RXRING_KO, R_OK) || access(FRAGMENTER, X_OK))
+		lab_skip_all("%s or %s missing (%s)\n", RXRING_KO, FRAGMENTER, strerror(errno));
+	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
+		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
+	secs = cmdline_long("flip_secs", 20);
+	max_order = max_page_order();
+	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_STRICT))
+		ksft_exit_fail_msg("cannot save the ladder sysctls\n");
+	kmsg_mark("rel_knobflip: start\n");
+	ksft_set_plan(7);
+
+	rc = run_fragmenter("/tmp/rel_knobflip.frag", &holder);
+	snprintf(params, sizeof(params),
+		 "order=3 rate=2000 ring=256 drain_ms=1000 duration_ms=%d autostart=1",
+		 (secs + 30) * 1000);
+	err = module_load(RXRING_KO, params);
+	ksft_test_result(rc == 0 && !err, "load running: fragmenter exit %d, rxring %s\n", rc,
+			 err ? strerror(-err) : "loaded");
+
+	t_end = now_s() + secs;
+	while (now_s() < t_end) {
+		order = rnd(max_order + 1);
+		strict = rnd(2);
+		err = sysctl_set(LADDER_ORDER, order);
+		if (!err)
+			err = sysctl_set(LADDER_STRICT, strict);
+		writes += 2;
+		if (err) {
+			if (!write_err++)
+				ksft_print_msg("write order=%ld strict=%ld: %s\n", order, strict,
+					       strerror(-err));
+			continue;
+		}
+		if (sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_STRICT, &got_s) ||
+		    got_o != order || got_s != strict) {
+			if (!mismatch++)
+				ksft_print_msg("wrote %ld/%ld, read %ld/%ld\n", order, strict, got_o, got_s);
+		}
+		if (++round % 10 == 0) {
+			const char *knob = rnd(2) ? LADDER_ORDER : LADDER_STRICT;
+
+			bad++;
+			err = write_text(knob, "-1");
+			if (err == -EINVAL && !sysctl_get(LADDER_ORDER, &got_o) &&
+			    !sysctl_get(LADDER_STRICT, &got_s) && got_o == order && got_s == strict)
+				bad_ok++;
+		}
+		read_ladder_counters(v);
+		samples++;
+		for (i = 0; i < NR_LADDER_COUNTERS; i++) {
+			if (v[i] < last[i] && !down++)
+				ksft_print_msg("%s went down: %lld -> %lld\n", ladder_counters[i],
+					       last[i], v[i]);
+			last[i] = v[i];
+		}
+		sleep_s(0.01);
+	}
+	att = rxring_stat("attempts");
+	ksft_print_msg("%ld writes in %d s (%.0f/s), %ld bad writes, %ld counter samples; rxring attempts %lld failures %lld\n",
+		       writes, secs, writes / (double)secs, bad, samples, att,
+		       rxring_stat("failures"));
+	for (i = 0; i < NR_LADDER_COUNTERS; i++)
+		ksft_print_msg("%s %lld\n", ladder_counters[i], last[i]);
+
+	ksft_test_result(!write_err && !mismatch && writes > 0 && att > 0,
+			 "%ld writes succeeded and read back (%ld failed, %ld mismatched) with rxring running\n",
+			 writes, write_err, mismatch);
+	ksft_test_result(bad > 0 && bad_ok == bad, "%ld of %ld writes of \"-1\" refused, nothing changed\n",
+			 bad_ok, bad);
+	ksft_test_result(!down && samples > 0, "ladder counters monotonic over %ld samples\n", samples);
+	sleep_s(1);
+	err = sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_STRICT, &got_s);
+	ksft_test_result(!err && got_o == order && got_s == strict,
+			 "final state is the last write: order %ld strict %ld (read %ld %ld)\n",
+			 order, strict, got_o, got_s);
+
+	write_text(RXRING_CONTROL, "stop");
+	err = module_unload("rxring");
+	if (err)
+		ksft_print_msg("rmmod rxring: %s\n", strerror(-err));
+	stop_holder(holder);
+	lab_restore_sysctls();
+	ksft_test_result(!module_loaded("rxring"), "rxring unloads after the run\n");
+	err = kmsg_first_splat(marker, splat, sizeof(splat)) != NULL;
+	ksft_test_result(!err, "no kernel splat logged%s%s\n", err ? ": " : "", err ? splat : "");
+	ksft_finished();
+}

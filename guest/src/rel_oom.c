@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rel_oom: the ladder causes no OOM kill that stock would not (issue 5,
+ * part 3).
+ *
+ * Workload, four rounds in one boot: L=0, L=3, L=0, L=3 (strict mode as
+ * booted). Each round:
+ *  - rxring makes GFP_ATOMIC order-3 refills (2000/s, ring 256, drained
+ *    every second), so the ladder has high-order demand to act on;
+ *  - 128 MiB of /dev/vda is read into the page cache (when the disk is
+ *    there), so there is something to reclaim;
+ *  - a child (oom_score_adj 1000, so it is the one the OOM killer picks)
+ *    faults in anonymous memory 1 MiB at a time until MemAvailable is down
+ *    to twice the zones' high watermarks (at least 8 MiB): the edge. It
+ *    holds that for lab.oom_hold (default 10) s, touching every page once
+ *    a second, while the parent reads 64 MiB more of the disk;
+ *  - oom_kill from /proc/vmstat before and after, and how the child ended.
+ *
+ * Pass rule: the OOM kills (oom_kill delta, and children killed by
+ * SIGKILL) with L=3 equal those with L=0, and the child of every round
+ * reached the edge. Zero where stock has zero follows. Sysctls restored.
+ * Skips without the series or the module.
+ */
+#include <sys/mman.h>
+
+#include "ladder_util.h"
+
+#define STEP	(1UL << 20)
+
+struct round {
+	long order;
+	long long oom;		/* oom_kill delta */
+	int killed;		/* child died of SIGKILL */
+	long filled_mb;		/* -1: child did not report */
+	long long stall, steal;
+};
+
+/* The child: fill to the edge, report MiB through @fd, hold, exit 0. */
+static void child(int fd, long edge_kb, int hold)
+{
+	size_t cap = (size_t)meminfo_kb("MemTotal") * 1024, len = 0, off;
+	char *mem;
+	long mb;
+	int s;
+
+	write_text("/proc/self/oom_score_adj", "1000");
+	mem = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (mem == MAP_FAILED)
+		_exit(2);
+	while (len + STEP <= cap && meminfo_kb("MemAvailable") > edge_kb) {
+		memset(mem + len, 0x5a, STEP);
+		len += STEP;
+	}
+	mb = len >> 20;
+	if (write(fd, &mb, sizeof(mb)) != sizeof(mb))
+		_exit(3);
+	for (s = 0; s < hold; s++) {
+		for (off = 0; off < len; off += 4096)
+			mem[off]++;
+		sleep(1);
+	}
+	_exit(0);
+}
+
+static void read_disk(off_t start_mb, int mb)
+{
+	static char buf[1 << 20];
+	int fd = open(LAB_DISK, O_RDONLY), i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < mb; i++)
+		if (pread(fd, buf, sizeof(buf), (start_mb + i) << 20) < 0) {
+			ksft_print_msg("read %s: %s\n", LAB_DISK, strerror(errno));
+			break;
+		}
+	close(fd);
+}
+
+static int run_round(int idx, struct round *r, int hold)
+{
+	long free, min, low, high, edge_kb;
+	long long oom0, stall0, steal0;
+	int fds[2], status, err;
+	pid_t pid;
+
+	err = sysctl_set(LADDER_ORDER, r->order);
+	if (err) {
+		ksft_print_msg("set order %ld: %s\n", r->order, strerror(-err));
+		return -1;
+	}
+	zone_totals(&free, &min, &low, &high);
+	edge_kb = 2 * high * 4;
+	if (edge_kb < 8192)
+		edge_kb = 8192;
+	write_text(RXRING_CONTROL, "start");
+	read_disk((off_t)idx * 192, 128);
+	oom0 = vmstat_or("oom_kill", 0);
+	stall0 = vmstat_or("allocstall_dma32", 0) + vmstat_or("allocstall_normal", 0);
+	steal0 = vmstat_or("pgsteal_kswapd", 0) + vmstat_or("pgsteal_direct", 0);
+	if (pipe(fds)) {
+		ksft_print_msg("pipe: %s\n", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ksft_print_msg("fork: %s\n", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(fds[1], edge_kb, hold);
+	}
+	close(fds[1]);
+	r->filled_mb = -1;
+	if (read(fds[0], &r->filled_mb, sizeof(r->filled_mb)) != sizeof(r->filled_mb))
+		r->filled_mb = -1;
+	close(fds[0]);
+	read_disk((off_t)idx * 192 + 128, 64);
+	waitpid(pid, &status, 0);
+	write_text(RXRING_CONTROL, "stop");
+	r->killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+	r->oom = vmstat_or("oom_kill", 0) - oom0;
+	r->stall = vmstat_or("allocstall_dma32", 0) + vmstat_or("allocstall_normal", 0) - stall0;
+	r->steal = vmstat_or("pgsteal_kswapd", 0) + vmstat_or("pgsteal_direct", 0) - steal0;
+	ksft_print_msg("round %d L=%ld: child filled %ld MiB to MemAvailable <= %ld KiB, %s; oom_kill +%lld; allocstall +%lld pgsteal +%lld; rxring failures %lld/%lld\n",
+		       idx, r->order, r->filled_mb, edge_kb,
+		       r->killed ? "KILLED" : WIFEXITED(status) && !WEXITSTATUS(status) ? "exited 0" : "failed",
+		       r->oom, r->stall, r->steal, rxring_stat("failures"), rxring_stat("attempts"));
+	sleep_s(1);
+	return 0;
+}
+
+int main(void)
+{
+	const char marker[] = "rel_oom: start";
+	struct round r[4] = { { .order = 0 }, { .order = 3 }, { .order = 0 }, { .order = 3 } };
+	long long oom_on = 0, oom_off = 0;
+	int kill_on = 0, kill_off = 0, all_filled = 1, hold, i, err;
+	char splat[512];
+
+	ksft_print_header();
+	if (!have_ladder())
+		lab_skip_all(LADDER_SKIP_HINT);
+	if (access(RXRING_KO, R_OK))
+		lab_skip_all("%s: %s (initramfs built without module/)\n", RXRING_KO, strerror(errno));
+	if (access(LAB_DISK, R_OK))
+		ksft_print_msg("no %s: rounds run without page cache to reclaim\n", LAB_DISK);
+	hold = cmdline_long("oom_hold", 10);
+	if (lab_save_sysctl(LADDER_ORDER))
+		ksft_exit_fail_msg("cannot save vm.watermark_ladder_order\n");
+	err = module_load(RXRING_KO, "order=3 rate=2000 ring=256 drain_ms=1000 duration_ms=3600000");
+	if (err)
+		ksft_exit_fail_msg("insmod rxring: %s\n", strerror(-err));
+	kmsg_mark("rel_oom: start\n");
+	ksft_set_plan(4);
+
+	for (i = 0; i < 4; i++) {
+		if (run_round(i, &r[i], hold))
+			all_filled = 0;
+		if (r[i].filled_mb <= 0)
+			all_filled = 0;
+		if (r[i].order) {
+			oom_on += r[i].oom;
+			kill_on += r[i].killed;
+		} else {
+			oom_off += r[i].oom;
+			kill_off += r[i].killed;
+		}
+	}
+	err = module_unload("rxring");
+	if (err)
+		ksft_print_msg("rmmod rxring: %s\n", strerror(-err));
+	lab_restore_sysctls();
+
+	ksft_test_result(all_filled, "every round filled memory to the edge\n");
+	ksft_test_result(oom_on == oom_off, "oom_kill: L=3 %lld == L=0 %lld (2 rounds each)\n",
+			 oom_on, oom_off);
+	ksft_test_result(kill_on == kill_off, "children OOM-killed: L=3 %d == L=0 %d\n",
+			 kill_on, kill_off);
+	err = kmsg_first_splat(marker, splat, sizeof(splat)) != NULL;
+	ksft_test_result(!err, "no kernel splat logged%s%s\n", err ? ": " : "", err ? splat : "");
+	ksft_finished();
+}

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rel_unreachable: kswapd gives up on a ladder that cannot be met
+ * (issue 5, part 2).
+ *
+ * Scenario, built twice in one boot, once per setting (L=3 with the
+ * booted strict mode first, then L=0 = stock):
+ *  1. read 256 MiB of /dev/vda into the page cache;
+ *  2. mlock anonymous memory 1 MiB at a time until the page cache is
+ *     reclaimed (file LRU < 4 MiB) and free memory is down to twice the
+ *     high watermark. The fill reclaims the page cache, so a kswapd left
+ *     dormant by the previous setting (kswapd_failures) is revived and
+ *     both settings start alike;
+ *  3. with vm.compact_unevictable_allowed=0 (compaction may not move
+ *     mlocked pages) and no swap, free every locked page whose PFN is odd
+ *     (/proc/self/pagemap, MADV_DONTNEED_LOCKED): half the memory comes
+ *     back as order-0 pages whose buddies stay pinned;
+ *  4. rxring (order 3, 500/s, ring 4096, never drained) takes every free
+ *     block of order >= 3 that is left and holds it: free memory is far
+ *     above the high watermark, no order-3 block can be made by reclaim
+ *     or compaction, and GFP_ATOMIC order-3 demand keeps waking kswapd;
+ *  5. for lab.rel_secs (default 60) s: kswapd0 CPU time (utime+stime from
+ *     /proc/<pid>/stat), the ladder counters, and half way through a shell
+ *     command (/bin/sh -c 'cat /proc/loadavg') that must finish in 10 s.
+ *
+ * Pass rule: both settings reach the scenario (free > high, free pages in
+ * blocks >= order 3 below low >> 3); kswapd CPU with L=3 <= 2x that with
+ * L=0 plus 50 ticks (0.5 s: tick granularity, and stock's dormant kswapd
+ * can read 0); the shell command completes in both; kswapd_ladder_giveup
+ * rises with L=3; no ladder counter decreases; no kernel splat is logged.
+ * Sysctls are restored. Skips without the series, the disk or the module.
+ */
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "ladder_util.h"
+
+#ifndef MADV_DONTNEED_LOCKED
+#define MADV_DONTNEED_LOCKED 24
+#endif
+
+#define PAGE_SZ		4096UL
+#define CHUNK		(1UL << 20)
+#define PAGECACHE_MB	256
+#define CMD_TIMEOUT	10.0
+
+struct result {
+	long long cpu;			/* kswapd0 ticks over the window */
+	long long d[NR_LADDER_COUNTERS];
+	double cmd_secs;		/* -1: did not complete */
+	int reached;
+	long free, high, low, ge1, ge3;
+	long locked_mb, freed_mb;
+	long long rx_held, rx_fail;
+};
+
+static long long last[NR_LADDER_COUNTERS];
+static int went_down;
+static pid_t kswapd;
+
+static void sample(long long v[NR_LADDER_COUNTERS])
+{
+	int i;
+
+	read_ladder_counters(v);
+	for (i = 0; i < NR_LADDER_COUNTERS; i++) {
+		if (v[i] < last[i])
+			went_down = 1;
+		last[i] = v[i];
+	}
+}
+
+/* Free pages and file LRU pages, from one read of /proc/vmstat. */
+static void free_and_file(long long *free, long long *file)
+{
+	char line[256], key[128];
+	long long v;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	*free = *file = 0;
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%127s %lld", key, &v) == 2) {
+			if (!strcmp(key, "nr_free_pages"))
+				*free = v;
+			else if (!strcmp(key, "nr_inactive_file") || !strcmp(key, "nr_active_file"))
+				*file += v;
+		}
+	fclose(f);
+}
+
+static void read_pagecache(int phase)
+{
+	static char buf[1 << 20];
+	int fd = open(LAB_DISK, O_RDONLY), i;
+
+	if (fd < 0) {
+		ksft_print_msg("open %s: %s\n", LAB_DISK, strerror(errno));
+		return;
+	}
+	for (i = 0; i < PAGECACHE_MB; i++)
+		if (pread(fd, buf, sizeof(buf), ((off_t)phase * PAGECACHE_MB + i) << 20) < 0) {
+			ksft_print_msg("read %s: %s\n", LAB_DISK, strerror(errno));
+			break;
+		}
+	close(fd);
+}
+
+/* Step 2: mlock chunks until free <= 2 high and the page cache is gone. */
+static size_t fill(char *region, size_t len, long min, long high)
+{
+	long long free, file;
+	size_t off;
+
+	for (off = 0; off + CHUNK <= len; off += CHUNK) {
+		free_and_file(&free, &file);
+		if (free <= 2 * high && file < 1024)
+			break;
+		if (free <= min + 512 && file < 4096)
+			break;		/* nothing left to reclaim: stop short of OOM */
+		if (mlock(region + off, CHUNK)) {
+			ksft_print_msg("mlock at %zu MiB: %s\n", off >> 20, strerror(errno));
+			break;
+		}
+	}
+	return off;
+}
+
+/* Step 3: free the locked pages with an odd PFN; pages freed, or -1. */
+static long punch(char *region, size_t len)
+{
+	size_t npages = len / PAGE_SZ, i, done = 0;
+	uint64_t *map = malloc(npages * sizeof(*map));
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	long freed = 0, nopfn = 0;
+
+	if (!map || fd < 0) {
+		ksft_print_msg("pagemap: %s\n", strerror(errno));
+		free(map);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while (done < npages * sizeof(*map)) {
+		ssize_t n = pread(fd, (char *)map + done, npages * sizeof(*map) - done,
+				  ((uintptr_t)region / PAGE_SZ) * sizeof(*map) + done);
+
+		if (n <= 0) {
+			ksft_print_msg("read pagemap: %s\n", n ? strerror(errno) : "short");
+			break;
+		}
+		done += n;
+	}
+	close(fd);
+	for (i = 0; i < done / sizeof(*map); i++) {
+		uint64_t pfn = map[i] & ((1ULL << 55) - 1);
+
+		if (!(map[i] >> 63) || !pfn) {
+			nopfn++;
+			continue;
+		}
+		if (!(pfn & 1))
+			continue;
+		if (madvise(region + i * PAGE_SZ, PAGE_SZ, MADV_DONTNEED_LOCKED)) {
+			ksft_print_msg("madvise(MADV_DONTNEED_LOCKED): %s\n", strerror(errno));
+			free(map);
+			return -1;
+		}
+		freed++;
+	}
+	free(map);
+	if (nopfn > (long)npages / 2) {
+		ksft_print_msg("pagemap shows no PFN for %ld of %zu pages\n", nopfn, npages);
+		return -1;
+	}
+	return freed;
+}
+
+/* Run the shell command; seconds it took, -1 if it did not finish. */
+static double shell_command(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "cat /proc/loadavg", NULL };
+	double t0 = now_s();
+	pid_t pid = spawn(argv, "/tmp/rel_unreachable.cmd");
+	int status;
+
+	if (pid < 0)
+		return -1;
+	while (now_s() - t0 < CMD_TIMEOUT) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) && !WEXITSTATUS(status) ? now_s() - t0 : -1;
+		sleep_s(0.05);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+static int node_unreclaimable(void)
+{
+	static char buf[1 << 16];
+	char *p;
+
+	if (read_text("/proc/zoneinfo", buf, sizeof(buf)) <= 0)
+		return -1;
+	p = strstr(buf, "node_unreclaimable:");
+	return p ? atoi(p + strlen("node_unreclaimable:")) : -1;
+}
+
+static void scenario_state(struct result *r)
+{
+	struct lab_zone z[LAB_MAX_ZONES];
+	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
+
+	r->free = r->high = r->low = r->ge1 = r->ge3 = 0;
+	if (n <= 0 || read_buddyinfo(z, n))
+		return;
+	for (i = 0; i < n; i++) {
+		if (!z[i].present)
+			continue;
+		r->free += z[i].free;
+		r->high += z[i].high;
+		r->low += z[i].low;
+		r->ge1 += free_ge(&z[i], 1);
+		r->ge3 += free_ge(&z[i], 3);
+	}
+	r->reached = r->free > r->high && r->ge3 < (r->low >> 3);
+}
+
+static int run_setting(int phase, long order, long strict, int secs, struct result *r)
+{
+	long long a[NR_LADDER_COUNTERS], b[NR_LADDER_COUNTERS];
+	long free, min, low, high, freed;
+	size_t len = (size_t)meminfo_kb("MemTotal") * 1024, locked;
+	char params[160], *region;
+	double rest;
+	int err, i;
+
+	memset(r, 0, sizeof(*r));
+	r->cmd_secs = -1;
+	err = sysctl_set(LADDER_ORDER, order);
+	if (!err)
+		err = sysctl_set(LADDER_STRICT, strict);
+	if (err) {
+		ksft_print_msg("set ladder order=%ld strict=%ld: %s\n", order, strict, strerror(-err));
+		return -1;
+	}
+	zone_totals(&free, &min, &low, &high);
+	read_pagecache(phase);
+	region = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (region == MAP_FAILED) {
+		ksft_print_msg("mmap %zu MiB: %s\n", len >> 20, strerror(errno));
+		return -1;
+	}
+	madvise(region, len, MADV_NOHUGEPAGE);	/* EINVAL without THP: fine */
+	locked = fill(region, len, min, high);
+	freed = punch(region, locked);
+	r->locked_mb = locked >> 20;
+	r->freed_mb = freed > 0 ? freed * PAGE_SZ >> 20 : 0;
+
+	snprintf(params, sizeof(params),
+		 "order=3 rate=500 ring=4096 drain_ms=0 duration_ms=%d autostart=1",
+		 (secs + 60) * 1000);
+	err = freed < 0 ? -EIO : module_load(RXRING_KO, params);
+	if (err) {
+		ksft_print_msg("L=%ld: %s\n", order, freed < 0 ? "punch failed" : strerror(-err));
+		munmap(region, len);
+		return -1;
+	}
+	sleep_s(2);	/* the ring takes the blocks of order >= 3 that are left */
+	scenario_state(r);
+	ksft_print_msg("L=%ld: locked %ld MiB, freed %ld MiB; free %ld (high %ld), in blocks >=1: %ld, >=3: %ld (low>>3 = %ld); ring holds %lld; node_unreclaimable %d\n",
+		       order, r->locked_mb, r->freed_mb, r->free, r->high, r->ge1, r->ge3,
+		       r->low >> 3, rxring_stat("held"), node_unreclaimable());
+
+	sample(a);
+	r->cpu = task_cpu_ticks(kswapd);
+	sleep_s(secs / 2.0);
+	r->cmd_secs = shell_command();
+	rest = secs - secs / 2.0 - (r->cmd_secs > 0 ? r->cmd_secs : CMD_TIMEOUT);
+	if (rest > 0)
+		sleep_s(rest);
+	r->cpu = task_cpu_ticks(kswapd) - r->cpu;
+	sample(b);
+	for (i = 0; i < NR_LADDER_COUNTERS; i++)
+		r->d[i] = b[i] - a[i];
+	r->rx_held = rxring_stat("held");
+	r->rx_fail = rxring_stat("failures");
+	ksft_print_msg("L=%ld: kswapd0 cpu %.2f s over %d s; shell command %s%.2f s; node_unreclaimable %d\n",
+		       order, r->cpu / (double)sysconf(_SC_CLK_TCK), secs,
+		       r->cmd_secs < 0 ? "FAILED after " : "", r->cmd_secs < 0 ? CMD_TIMEOUT : r->cmd_secs,
+		       node_unreclaimable());
+	for (i = 0; i < NR_LADDER_COUNTERS; i++)
+		ksft_print_msg("L=%ld:   %-28s +%lld\n", order, ladder_counters[i], r->d[i]);
+	ksft_print_msg("L=%ld: rxring held %lld failures %lld; pageoutrun %lld compact_stall %lld\n",
+		       order, r->rx_held, r->rx_fail, vmstat_or("pageoutrun", -1),
+		       vmstat_or("compact_stall", -1));
+
+	write_text(RXRING_CONTROL, "stop");
+	err = module_unload("rxring");
+	if (err)
+		ksft_print_msg("rmmod rxring: %s\n", strerror(-err));
+	munmap(region, len);
+	sleep_s(1);
+	return 0;
+}
+
+int main(void)
+{
+	const char marker[] = "rel_unreachable: start";
+	struct result on, off;
+	long strict0, tck = sysconf(_SC_CLK_TCK);
+	char splat[512];
+	int secs, ok_on, ok_off, bad;
+
+	ksft_print_header();
+	if (!have_ladder())
+		lab_skip_all(LADDER_SKIP_HINT);
+	if (access(LAB_DISK, R_OK))
+		lab_skip_all("no %s (%s): the scenario reclaims its page cache; boot with scripts/boot.sh --disk IMG\n",
+			     LAB_DISK, strerror(errno));
+	if (access(RXRING_KO, R_OK))
+		lab_skip_all("%s: %s (initramfs built without module/)\n", RXRING_KO, strerror(errno));
+	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
+		ksft_exit_fail_msg("/proc/vmstat lacks the kswapd_ladder_* counters\n");
+	secs = cmdline_long("rel_secs", 60);
+	kswapd = pid_of("kswapd0");
+	if (kswapd < 0)
+		ksft_exit_fail_msg("no kswapd0 thread\n");
+	if (sysctl_get(LADDER_STRICT, &strict0) || lab_save_sysctl(LADDER_ORDER) ||
+	    lab_save_sysctl(LADDER_STRICT) ||
+	    lab_save_sysctl("/proc/sys/vm/compact_unevictable_allowed"))
+		ksft_exit_fail_msg("cannot save the sysctls\n");
+	if (sysctl_set("/proc/sys/vm/compact_unevictable_allowed", 0))
+		ksft_exit_fail_msg("set vm.compact_unevictable_allowed=0: %s\n", strerror(errno));
+	kmsg_mark("rel_unreachable: start\n");
+	ksft_set_plan(7);
+
+	ok_on = !run_setting(0, 3, strict0, secs, &on);
+	ok_off = !run_setting(1, 0, strict0, secs, &off);
+	lab_restore_sysctls();
+
+	ksft_test_result(ok_on && on.reached,
+			 "L=3: ladder unreachable: free %ld > high %ld, %ld pages in blocks >= 3\n",
+			 on.free, on.high, on.ge3);
+	ksft_test_result(ok_off && off.reached,
+			 "L=0: same scenario: free %ld > high %ld, %ld pages in blocks >= 3\n",
+			 off.free, off.high, off.ge3);
+	ksft_test_result(ok_on && ok_off && on.cpu <= 2 * off.cpu + tck / 2,
+			 "kswapd0 CPU over %d s: L=3 %.2f s <= 2 x L=0 %.2f s (+0.5 s)\n", secs,
+			 on.cpu / (double)tck, off.cpu / (double)tck);
+	ksft_test_result(on.cmd_secs >= 0 && off.cmd_secs >= 0,
+			 "a shell command completes (L=3 %.2f s, L=0 %.2f s; limit %.0f s)\n",
+			 on.cmd_secs, off.cmd_secs, CMD_TIMEOUT);
+	ksft_test_result(ok_on && on.d[2] > 0, "L=3: kswapd_ladder_giveup rose (+%lld)\n", on.d[2]);
+	ksft_test_result(!went_down, "ladder counters never decreased\n");
+	bad = kmsg_first_splat(marker, splat, sizeof(splat)) != NULL;
+	ksft_test_result(!bad, "no kernel splat logged%s%s\n", bad ? ": " : "", bad ? splat : "");
+	ksft_finished();
+}
