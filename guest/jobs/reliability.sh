@@ -29,9 +29,11 @@ run_test() {
 	"$1" >"/tmp/$name.tap" 2>&1
 	rc=$?
 	cat "/tmp/$name.tap"
-	cat "/tmp/$name.tap" >>"$RESULT"
-	echo "# $name: guest seconds $t0 -> $(cut -d' ' -f1 /proc/uptime)" >>"$RESULT"
-	echo "# lab-exit: $name rc=$rc" >>"$RESULT"
+	{
+		cat "/tmp/$name.tap"
+		echo "# $name: guest seconds $t0 -> $(cut -d' ' -f1 /proc/uptime)"
+		echo "# lab-exit: $name rc=$rc"
+	} >>"$RESULT"
 	return $rc
 }
 
