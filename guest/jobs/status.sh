@@ -11,7 +11,7 @@ show_buddyinfo() {
 # show_watermarks: free pages, min/low/high (and ladder_o* lines) per zone.
 show_watermarks() {
 	echo "== watermarks (/proc/zoneinfo, pages)"
-	awk '/^Node/ { zone = $2 " " $4 }
+	awk '/^Node/ { zone = "node " $2 " " $4; sub(/,/, "", zone) }
 	     $1 == "pages" && $2 == "free" { printf "%-16s free %s\n", zone, $3 }
 	     $1 ~ /^(min|low|high)$/ && NF == 2 { printf "%-16s %-4s %s\n", zone, $1, $2 }
 	     $1 ~ /^ladder_o/ { printf "%-16s %s\n", zone, $0 }' /proc/zoneinfo
