@@ -28,6 +28,7 @@ function result(kind, what) { print kind ": " prog ": " what; n[kind]++ }
 	skip = (line ~ /# *(SKIP|skip)/)
 	bad = (line ~ /^not ok/)
 	sub(/^(not )?ok [0-9]+ *(- )?/, "", line)
+	sub(/^# *(SKIP|skip) */, "", line)
 	if (skip)
 		result("SKIP", line)
 	else if (bad) {
