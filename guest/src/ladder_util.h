@@ -15,7 +15,9 @@
 #ifndef LADDER_UTIL_H
 #define LADDER_UTIL_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

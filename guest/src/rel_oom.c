@@ -21,9 +21,11 @@
  * reached the edge. Zero where stock has zero follows. Sysctls restored.
  * Skips without the series or the module.
  */
+#define _GNU_SOURCE
 #include <sys/mman.h>
 
 #include "ladder_util.h"
+
 
 #define STEP	(1UL << 20)
 

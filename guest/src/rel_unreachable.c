@@ -6,15 +6,16 @@
  * Scenario, built twice in one boot, once per setting (L=3 with the
  * booted strict mode first, then L=0 = stock):
  *  1. read 256 MiB of /dev/vda into the page cache;
- *  2. mlock anonymous memory 1 MiB at a time until the page cache is
- *     reclaimed (file LRU < 4 MiB) and free memory is down to twice the
- *     high watermark. The fill reclaims the page cache, so a kswapd left
- *     dormant by the previous setting (kswapd_failures) is revived and
- *     both settings start alike;
+ *  2. mlock a shared mapping of a memfd 1 MiB at a time until the page
+ *     cache is reclaimed (file LRU < 4 MiB) and free memory is down to
+ *     twice the high watermark. The fill reclaims the page cache, so a
+ *     kswapd left dormant by the previous setting (kswapd_failures) is
+ *     revived and both settings start alike;
  *  3. with vm.compact_unevictable_allowed=0 (compaction may not move
  *     mlocked pages) and no swap, free every locked page whose PFN is odd
- *     (/proc/self/pagemap, MADV_DONTNEED_LOCKED): half the memory comes
- *     back as order-0 pages whose buddies stay pinned;
+ *     (/proc/self/pagemap, then a one-page FALLOC_FL_PUNCH_HOLE in the
+ *     memfd; madvise(2) is not in the guest's tinyconfig): half the memory
+ *     comes back as order-0 pages whose buddies stay pinned;
  *  4. rxring (order 3, 500/s, ring 4096, never drained) takes every free
  *     block of order >= 3 that is left and holds it: free memory is far
  *     above the high watermark, no order-3 block can be made by reclaim
@@ -30,14 +31,12 @@
  * rises with L=3; no ladder counter decreases; no kernel splat is logged.
  * Sysctls are restored. Skips without the series, the disk or the module.
  */
+#define _GNU_SOURCE
+#include <linux/falloc.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
 #include "ladder_util.h"
-
-#ifndef MADV_DONTNEED_LOCKED
-#define MADV_DONTNEED_LOCKED 24
-#endif
 
 #define PAGE_SZ		4096UL
 #define CHUNK		(1UL << 20)
@@ -128,7 +127,7 @@ static size_t fill(char *region, size_t len, long min, long high)
 }
 
 /* Step 3: free the locked pages with an odd PFN; pages freed, or -1. */
-static long punch(char *region, size_t len)
+static long punch(int memfd, char *region, size_t len)
 {
 	size_t npages = len / PAGE_SZ, i, done = 0;
 	uint64_t *map = malloc(npages * sizeof(*map));
@@ -162,8 +161,9 @@ static long punch(char *region, size_t len)
 		}
 		if (!(pfn & 1))
 			continue;
-		if (madvise(region + i * PAGE_SZ, PAGE_SZ, MADV_DONTNEED_LOCKED)) {
-			ksft_print_msg("madvise(MADV_DONTNEED_LOCKED): %s\n", strerror(errno));
+		if (fallocate(memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)i * PAGE_SZ, PAGE_SZ)) {
+			ksft_print_msg("fallocate(PUNCH_HOLE): %s\n", strerror(errno));
 			free(map);
 			return -1;
 		}
@@ -235,7 +235,7 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 	size_t len = (size_t)meminfo_kb("MemTotal") * 1024, locked;
 	char params[160], *region;
 	double rest;
-	int err, i;
+	int err, i, memfd;
 
 	memset(r, 0, sizeof(*r));
 	r->cmd_secs = -1;
@@ -248,15 +248,21 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 	}
 	zone_totals(&free, &min, &low, &high);
 	read_pagecache(phase);
-	region = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (region == MAP_FAILED) {
-		ksft_print_msg("mmap %zu MiB: %s\n", len >> 20, strerror(errno));
+	memfd = memfd_create("rel_unreachable", MFD_CLOEXEC);
+	if (memfd < 0 || ftruncate(memfd, len)) {
+		ksft_print_msg("memfd of %zu MiB: %s\n", len >> 20, strerror(errno));
+		if (memfd >= 0)
+			close(memfd);
 		return -1;
 	}
-	madvise(region, len, MADV_NOHUGEPAGE);	/* EINVAL without THP: fine */
+	region = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (region == MAP_FAILED) {
+		ksft_print_msg("mmap %zu MiB: %s\n", len >> 20, strerror(errno));
+		close(memfd);
+		return -1;
+	}
 	locked = fill(region, len, min, high);
-	freed = punch(region, locked);
+	freed = punch(memfd, region, locked);
 	r->locked_mb = locked >> 20;
 	r->freed_mb = freed > 0 ? freed * PAGE_SZ >> 20 : 0;
 
@@ -267,6 +273,7 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 	if (err) {
 		ksft_print_msg("L=%ld: %s\n", order, freed < 0 ? "punch failed" : strerror(-err));
 		munmap(region, len);
+		close(memfd);
 		return -1;
 	}
 	sleep_s(2);	/* the ring takes the blocks of order >= 3 that are left */
@@ -303,6 +310,7 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 	if (err)
 		ksft_print_msg("rmmod rxring: %s\n", strerror(-err));
 	munmap(region, len);
+	close(memfd);	/* the last reference: the memfd's pages are freed */
 	sleep_s(1);
 	return 0;
 }
