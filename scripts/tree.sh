@@ -18,7 +18,7 @@ STAMP=$SRC/series.stamp
 
 # pkg_version: installed Debian package version of the kernel source.
 pkg_version() {
-	dpkg-query -W -f '${Version}' "$PKG" 2>/dev/null || echo "not installed"
+	dpkg-query -W -f '${Version}\n' "$PKG" 2>/dev/null || echo "not installed"
 }
 
 # series_files: patch file names from patches/series, in order (comments skipped).
@@ -72,15 +72,18 @@ conflict_files() {
 
 # apply_series: reset the patched tree to `base` and `git am` every patch.
 apply_series() {
-	local p log=$SRC/am.log
+	local p files log=$SRC/am.log
 	git -C "$TREE" checkout -q -f -B master base
 	for p in $(series_files); do
 		[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
 		if ! git -C "$TREE" -c user.name=lab -c user.email=lab@localhost \
 			am -q --3way "$PATCHES/$p" >"$log" 2>&1; then
+			files=$(conflict_files "$log")
 			git -C "$TREE" am --abort >/dev/null 2>&1 || true
-			cat "$log" >&2
-			die "patch $p does not apply: conflict in $(conflict_files "$log")(tree: $PKG $(pkg_version))"
+			# Remember this HEAD as ours, so a fixed series may re-apply.
+			printf 'failed\n%s\n' "$(git -C "$TREE" rev-parse HEAD)" >"$STAMP"
+			grep -E '^(error|CONFLICT)' "$log" >&2 || cat "$log" >&2
+			die "patch $p does not apply: conflict in ${files:-(unknown file)}(tree: $PKG $(pkg_version))"
 		fi
 	done
 }
@@ -107,10 +110,13 @@ patch_ids() {
 
 # tree_matches_series: base..HEAD already is the series (same patch ids).
 tree_matches_series() {
-	local have want p
+	local have want p id
 	have=$(git -C "$TREE" log --reverse --format=%H base..HEAD |
 		while read -r c; do git -C "$TREE" show "$c" | patch_ids; done)
-	want=$(series_files | while read -r p; do patch_ids <"$PATCHES/$p"; done)
+	want=$(series_files | while read -r p; do
+		id=$(patch_ids <"$PATCHES/$p")
+		echo "${id:-no-patch-id:$p}"
+	done)
 	[ "$have" = "$want" ]
 }
 
