@@ -7,7 +7,7 @@
 S := scripts
 RUN_JOB ?= status
 
-.PHONY: check check-debug run deps tree export-patches kernel-patched \
+.PHONY: check check-debug check-series run deps tree export-patches kernel-patched \
 	kernel-baseline kernel-debug initramfs-patched initramfs-baseline \
 	initramfs-debug boot-patched clean distclean
 
@@ -16,6 +16,10 @@ check:
 
 check-debug:
 	@$(S)/check.sh debug
+
+# Every patch builds and boots on its own (incremental builds, ~2 min each).
+check-series: tree kernel-patched initramfs-patched
+	@$(S)/check-series.sh
 
 run: deps tree kernel-patched initramfs-patched
 	@$(S)/boot.sh --variant patched --job $(RUN_JOB)

@@ -43,7 +43,8 @@ variant_src() {
 	case $1 in
 	patched | debug) echo "$TREE" ;;
 	baseline) echo "$BASE_TREE" ;;
-	*) die "unknown variant '$1' (patched, baseline or debug)" ;;
+	series) echo "$SRC/linux-series" ;;
+	*) die "unknown variant '$1' (patched, baseline, debug or series)" ;;
 	esac
 }
 
