@@ -164,7 +164,7 @@ def parse_run(path):
                                     if rx["attempts"] else 0.0)
         summary["first_fail_ms"] = rx.get("first_fail_ms", -1)
         summary["max_fail_streak"] = rx.get("max_fail_streak", 0)
-        summary["dropped_ticks"] = rx.get("dropped_ticks", 0)
+        summary["dropped_attempts"] = rx.get("dropped_attempts", 0)
         lat = {int(k[9:]): v for k, v in rx.items() if k.startswith("lat_log2_")}
         if lat:
             total = sum(lat.values())

@@ -60,7 +60,7 @@ boot_one() {
 	say "[$cfg rep $rep/$repeats] variant $variant sysctl '${sysctl:-none}'"
 	"$LAB_ROOT/scripts/boot.sh" --variant "$variant" --job bench --mem "$MEM" \
 		--disk "$disk" --timeout $((secs * 4 + 420)) --name "$stem" \
-		--append "kunit.enable=0 lab.cfg=$cfg lab.secs=$secs${sysctl:+ lab.sysctl=$sysctl}" ||
+		--append "kunit.enable=0 tsc=reliable lab.cfg=$cfg lab.secs=$secs${sysctl:+ lab.sysctl=$sysctl}" ||
 		rc=$?
 	cp "$LOGS/$stem.result" "$outdir/$cfg.$rep.result" 2>/dev/null || true
 	cp "$LOGS/$stem.console.log" "$outdir/$cfg.$rep.console.log" 2>/dev/null || true
@@ -106,7 +106,7 @@ main() {
 		for v in "${variants[@]}"; do
 			[ "$v" = patched ] || continue
 			"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench-fastpath --mem "$MEM" \
-				--timeout 900 --name "bench-fastpath-$v" --append "kunit.enable=0" ||
+				--timeout 900 --name "bench-fastpath-$v" --append "kunit.enable=0 tsc=reliable" ||
 				say "fast-path boot of $v FAILED; kept its logs"
 			cp "$LOGS/bench-fastpath-$v.result" "$outdir/fastpath-$v.result" 2>/dev/null || true
 		done

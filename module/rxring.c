@@ -48,8 +48,8 @@
 #define RXRING_MAX_RATE		100000
 #define RXRING_MAX_RING		65536
 #define RXRING_MAX_DURATION_MS	(3600 * MSEC_PER_SEC)
-/* Attempts made in one timer callback at most, when the timer ran late. */
-#define RXRING_MAX_BATCH	64
+/* Attempts made in one timer callback at most. */
+#define RXRING_MAX_BATCH	256
 #define RXRING_LAT_BUCKETS	40
 
 static unsigned int order = 3;
@@ -94,8 +94,8 @@ struct rxring_stats {
 	s64 first_fail_ns;
 	u64 fail_streak;
 	u64 max_fail_streak;
-	u64 late_ticks;
-	u64 dropped_ticks;
+	u64 batched_ticks;
+	u64 dropped_attempts;
 	u64 elapsed_ns;
 	u64 drains;
 	u64 lat[RXRING_LAT_BUCKETS];
@@ -165,7 +165,7 @@ static void rxring_refill_one(ktime_t now)
 static enum hrtimer_restart rxring_tick(struct hrtimer *timer)
 {
 	ktime_t now = ktime_get();
-	u64 ticks, i;
+	u64 due, ticks, i;
 
 	WRITE_ONCE(stats.elapsed_ns, ktime_to_ns(ktime_sub(now, run_start)));
 	if (stats.elapsed_ns >= (u64)duration_ms * NSEC_PER_MSEC) {
@@ -180,13 +180,20 @@ static enum hrtimer_restart rxring_tick(struct hrtimer *timer)
 		WRITE_ONCE(stats.drains, stats.drains + 1);
 	}
 
-	/* A late timer owes the attempts it missed, up to a bounded batch. */
-	ticks = hrtimer_forward(timer, now, period);
+	/*
+	 * Make the attempts due by now at @rate, whatever the timer's real
+	 * resolution (jiffies without high-resolution timers), in batches
+	 * of at most RXRING_MAX_BATCH; what a stalled timer owes beyond
+	 * that is counted, not made up later.
+	 */
+	hrtimer_forward(timer, now, period);
+	due = div_u64(stats.elapsed_ns * rate, NSEC_PER_SEC) + 1 - stats.dropped_attempts;
+	ticks = due > stats.attempts ? due - stats.attempts : 0;
 	if (ticks > 1)
-		WRITE_ONCE(stats.late_ticks, stats.late_ticks + 1);
+		WRITE_ONCE(stats.batched_ticks, stats.batched_ticks + 1);
 	if (ticks > RXRING_MAX_BATCH) {
-		WRITE_ONCE(stats.dropped_ticks,
-			   stats.dropped_ticks + ticks - RXRING_MAX_BATCH);
+		WRITE_ONCE(stats.dropped_attempts,
+			   stats.dropped_attempts + ticks - RXRING_MAX_BATCH);
 		ticks = RXRING_MAX_BATCH;
 	}
 	for (i = 0; i < ticks; i++)
@@ -235,8 +242,8 @@ static int rxring_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "max_fail_streak %llu\n", READ_ONCE(stats.max_fail_streak));
 	seq_printf(m, "held %u\n", READ_ONCE(held));
 	seq_printf(m, "drains %llu\n", READ_ONCE(stats.drains));
-	seq_printf(m, "late_ticks %llu\n", READ_ONCE(stats.late_ticks));
-	seq_printf(m, "dropped_ticks %llu\n", READ_ONCE(stats.dropped_ticks));
+	seq_printf(m, "batched_ticks %llu\n", READ_ONCE(stats.batched_ticks));
+	seq_printf(m, "dropped_attempts %llu\n", READ_ONCE(stats.dropped_attempts));
 	for (b = 0; b < RXRING_LAT_BUCKETS; b++)
 		seq_printf(m, "lat_log2_%u %llu\n", b, READ_ONCE(stats.lat[b]));
 	return 0;

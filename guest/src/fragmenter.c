@@ -8,21 +8,28 @@
  * blocks of order >= 3, so a GFP_ATOMIC order-3 allocation fails.
  *
  * It gets there the way a long-running machine does, with a mix:
- *  1. clean page cache: read the raw block device (-d, /dev/vda);
- *  2. under the memory pressure that follows, in small interleaved
- *     steps: anonymous memory, pipes holding data, unix sockets with
- *     queued datagrams, files in a tmpfs (dentries and inodes), page
- *     tables (one touch per 2 MiB of a sparse mapping) and threads
- *     (kernel stacks); more page cache is read all along;
- *  3. squeeze: more anonymous memory until the zone is at its low
- *     watermark, which uses up the large free blocks;
- *  4. churn: close every other pipe and socket, unlink every other
- *     file, drop every other page-cache page and every other
- *     anonymous page, until the zone has -F times its high watermark
- *     free.  Each freed page has a buddy that is still in use.
- * Steps 3-4 repeat (up to -R rounds) until the check passes: zone free
- * above high and at most -P percent of the free pages in blocks of
- * order >= 3.  /proc/buddyinfo is printed before and after.
+ *  1. cache: clean page cache up to -c of memory, read from the raw block
+ *     device (-d, /dev/vda) one page at a time (readahead off); after each
+ *     7 pages one unmovable allocation that stays: a page of pipe data or
+ *     a page table (one touch per 2 MiB of a sparse mapping); every few
+ *     pages a datagram queued on a unix socket and a file created in a
+ *     tmpfs (slab: skbs, dentries, inodes), now and then a thread (kernel
+ *     stack);
+ *  2. anon: anonymous memory, page by page, until the zone is down to
+ *     twice its high watermark (kswapd has not had to run: the cache is
+ *     all there); the free pages left are the largest blocks, as the buddy
+ *     allocator hands out the smallest first;
+ *  3. churn: close every other small-datagram socket pair and every fourth
+ *     pipe, unlink every other file, and drop every other anonymous page
+ *     (oldest first) until -F times the high watermark more is free: each
+ *     freed page's neighbours are still in use;
+ *  4. plug: 6 KiB datagrams, whose data sits in order-3 slabs, take what is
+ *     left of the free blocks of order >= 3 (socket buffers that stay).
+ *     The holes of step 3 keep the zone above its watermarks meanwhile,
+ *     so kswapd stays asleep.
+ * Steps 3-4 repeat (up to -R rounds) until the check passes: zone free above
+ * high and at most -P percent of the free pages in blocks of order >= 3.
+ * /proc/buddyinfo is printed before and after.
  *
  * Everything stays allocated while the scenario runs: with -D the work
  * is done in a child that holds it until SIGTERM/SIGINT (or -t seconds)
@@ -34,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/fs.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -41,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
@@ -54,12 +63,21 @@
 #define PAGE		4096UL
 #define MAX_ORDERS	11
 #define FRAG_ORDER	3
-#define STEP_ANON_PAGES	64
+/* Every so many fill steps, one of each unmovable allocation. */
+/*
+ * Raw block device page cache is GFP_USER, so it comes from the same
+ * (unmovable) free lists as pipe pages and page tables: one held page after
+ * each PC_RUN pages of cache keeps reclaim of the cache from freeing whole
+ * order-3 blocks, at least where the pages were first laid out.
+ */
+#define PC_RUN		7
+#define PT_EVERY	4	/* a page table instead of pipe data */
+#define SOCK_EVERY	4	/* a datagram on a unix socket */
+#define FILE_EVERY	2	/* a tmpfs file */
+#define THREAD_EVERY	512	/* a thread */
+#define ANON_BATCH	256	/* anon pages between zone checks */
 #define PIPE_BYTES	(64 * 1024)
-#define PIPE_PER_STEP	(16 * 1024)
-#define SOCK_MSGS	64
-#define FILES_PER_STEP	4
-#define THREAD_EVERY	32
+#define SOCK_MSGS	10	/* net.unix.max_dgram_qlen default */
 #define PT_STRIDE	(2UL << 20)
 
 struct zone_info {
@@ -71,8 +89,8 @@ struct zone_info {
 static struct {
 	const char *disk;
 	const char *tmpdir;
-	double pc_frac;		/* page cache to read first, share of MemTotal */
-	double anon_frac;	/* anonymous memory in step 2, share of MemTotal */
+	double pc_frac;		/* page cache to read, share of MemTotal */
+	double anon_max;	/* anonymous memory at most, share of MemTotal */
 	double free_mult;	/* target free after churn, in high watermarks */
 	double max_ge3_pct;	/* pass: pages in order>=3 blocks / free, % */
 	int rounds;
@@ -82,9 +100,9 @@ static struct {
 } opt = {
 	.disk = "/dev/vda",
 	.tmpdir = "/tmp/fragmenter",
-	.pc_frac = 0.35,
-	.anon_frac = 0.35,
-	.free_mult = 4.0,
+	.pc_frac = 0.30,
+	.anon_max = 0.70,
+	.free_mult = 2.0,
 	.max_ge3_pct = 2.0,
 	.rounds = 4,
 	.hold_secs = 0,
@@ -95,17 +113,22 @@ static struct {
 	char *anon;
 	size_t anon_pages, anon_cap;
 	size_t anon_punched;	/* anon pages [0, anon_punched) already punched */
+	size_t anon_dropped;
 	int *pipes;		/* read ends and write ends, pairs */
-	size_t npipes, pipes_cap;
+	size_t npipes, pipes_cap, pipes_closed;
 	int *socks;
-	size_t nsocks, socks_cap;
-	size_t nfiles;
+	size_t nsocks, socks_cap, socks_closed;
+	int *bigsocks;
+	size_t nbigsocks, bigsocks_cap;
+	size_t nfiles, files_unlinked;
 	char *sparse;
 	size_t sparse_len, sparse_touched;
 	size_t nthreads;
+	size_t big_datagrams;
 	int disk_fd;
 	off_t disk_size, disk_pos;
-	off_t disk_punched;
+	size_t pc_pages;
+	size_t steps;
 } hold;
 
 static volatile sig_atomic_t stop;
@@ -237,105 +260,85 @@ static void print_state(const char *when)
 	fflush(stdout);
 }
 
-/* Read up to @bytes more of the disk into the page cache, wrapping round. */
-static void read_disk(size_t bytes)
+/* One more page of the disk in the page cache (readahead is off). */
+static void add_pagecache_page(void)
 {
-	static char buf[1 << 20];
+	static char buf[PAGE];
 
-	while (bytes) {
-		size_t n = bytes < sizeof(buf) ? bytes : sizeof(buf);
-		ssize_t r;
-
-		if (hold.disk_pos >= hold.disk_size)
-			hold.disk_pos = 0;
-		r = pread(hold.disk_fd, buf, n, hold.disk_pos);
-		if (r < 0)
-			die("read disk");
-		if (r == 0) {
-			hold.disk_pos = hold.disk_size;
-			continue;
-		}
-		hold.disk_pos += r;
-		bytes -= r;
-	}
+	if (hold.disk_pos + (off_t)PAGE > hold.disk_size)
+		hold.disk_pos = 0;
+	if (pread(hold.disk_fd, buf, PAGE, hold.disk_pos) < 0)
+		die("read disk");
+	hold.disk_pos += PAGE;
+	hold.pc_pages++;
 }
 
-static void add_anon(size_t pages)
+static void add_anon_page(void)
 {
-	size_t i;
-
-	if (hold.anon_pages + pages > hold.anon_cap) {
-		fprintf(stderr, "fragmenter: anon region full\n");
+	if (hold.anon_pages >= hold.anon_cap)
 		return;
-	}
-	for (i = 0; i < pages; i++)
-		hold.anon[(hold.anon_pages + i) * PAGE] = (char)i | 1;
-	hold.anon_pages += pages;
+	hold.anon[hold.anon_pages * PAGE] = 1;
+	hold.anon_pages++;
 }
 
-static void add_pipe_data(size_t bytes)
+/* A page of data into the current pipe; a new pipe every PIPE_BYTES. */
+static void add_pipe_page(void)
 {
-	static char buf[PIPE_PER_STEP];
+	static char buf[PAGE];
 	static size_t filled = PIPE_BYTES;
 	int fds[2];
 
-	memset(buf, 0x5a, sizeof(buf));
-	while (bytes) {
-		size_t n = bytes < sizeof(buf) ? bytes : sizeof(buf);
-
-		if (filled >= PIPE_BYTES) {
-			if (pipe2(fds, O_NONBLOCK))
-				die("pipe");
-			fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
-			if (hold.npipes + 2 > hold.pipes_cap) {
-				hold.pipes_cap = hold.pipes_cap * 2 + 64;
-				hold.pipes = xrealloc(hold.pipes, hold.pipes_cap * sizeof(int));
-			}
-			hold.pipes[hold.npipes++] = fds[0];
-			hold.pipes[hold.npipes++] = fds[1];
-			filled = 0;
+	if (filled >= PIPE_BYTES) {
+		if (pipe2(fds, O_NONBLOCK))
+			die("pipe");
+		fcntl(fds[1], F_SETPIPE_SZ, PIPE_BYTES);
+		if (hold.npipes + 2 > hold.pipes_cap) {
+			hold.pipes_cap = hold.pipes_cap * 2 + 64;
+			hold.pipes = xrealloc(hold.pipes, hold.pipes_cap * sizeof(int));
 		}
-		if (write(hold.pipes[hold.npipes - 1], buf, n) < 0 && errno != EAGAIN)
-			die("pipe write");
-		filled += n;
-		bytes -= n;
+		hold.pipes[hold.npipes++] = fds[0];
+		hold.pipes[hold.npipes++] = fds[1];
+		filled = 0;
+		memset(buf, 0x5a, sizeof(buf));
 	}
+	if (write(hold.pipes[hold.npipes - 1], buf, sizeof(buf)) < 0 && errno != EAGAIN)
+		die("pipe write");
+	filled += sizeof(buf);
 }
 
-/* A socketpair with datagrams of mixed sizes queued: skbs in slab. */
-static void add_socket(void)
+/* A datagram of a mixed size on the current socket pair: skbs in slab. */
+static void add_datagram(void)
 {
 	static const size_t sizes[] = { 256, 1500, 3000, 700 };
 	static char buf[4096];
-	int sv[2], i, big = 4 << 20;
+	static unsigned int queued = SOCK_MSGS;
+	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
-		die("socketpair");
-	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUFFORCE, &big, sizeof(big));
-	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big));
-	for (i = 0; i < SOCK_MSGS; i++)
-		if (send(sv[0], buf, sizes[i % 4], MSG_DONTWAIT) < 0)
-			break;
-	if (hold.nsocks + 2 > hold.socks_cap) {
-		hold.socks_cap = hold.socks_cap * 2 + 64;
-		hold.socks = xrealloc(hold.socks, hold.socks_cap * sizeof(int));
+	if (queued >= SOCK_MSGS) {
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+			die("socketpair");
+		if (hold.nsocks + 2 > hold.socks_cap) {
+			hold.socks_cap = hold.socks_cap * 2 + 64;
+			hold.socks = xrealloc(hold.socks, hold.socks_cap * sizeof(int));
+		}
+		hold.socks[hold.nsocks++] = sv[0];
+		hold.socks[hold.nsocks++] = sv[1];
+		queued = 0;
 	}
-	hold.socks[hold.nsocks++] = sv[0];
-	hold.socks[hold.nsocks++] = sv[1];
+	send(hold.socks[hold.nsocks - 2], buf, sizes[queued % 4], MSG_DONTWAIT);
+	queued++;
 }
 
-static void add_files(int n)
+static void add_file(void)
 {
 	char path[PATH_MAX];
-	int i, fd;
+	int fd;
 
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/f%zu", opt.tmpdir, hold.nfiles++);
-		fd = open(path, O_CREAT | O_WRONLY, 0600);
-		if (fd < 0)
-			die("create file");
-		close(fd);
-	}
+	snprintf(path, sizeof(path), "%s/f%zu", opt.tmpdir, hold.nfiles++);
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	if (fd < 0)
+		die("create file");
+	close(fd);
 }
 
 /* One page-table page (and one anonymous page) per 2 MiB touched. */
@@ -368,57 +371,114 @@ static void add_thread(void)
 	pthread_attr_destroy(&attr);
 }
 
-/* Step 2: the interleaved mix, while page cache keeps memory full. */
-static void mixed_fill(long total_pages)
+static bool few_large_blocks(const struct zone_info *z)
 {
-	size_t steps = (size_t)(opt.anon_frac * total_pages) / STEP_ANON_PAGES;
-	size_t i;
+	return pages_in_order_ge(z, FRAG_ORDER) * 100.0 <= opt.max_ge3_pct * z->free;
+}
 
-	for (i = 0; i < steps; i++) {
-		add_anon(STEP_ANON_PAGES);
-		add_pipe_data(PIPE_PER_STEP);
-		if (i % 2 == 0)
-			add_socket();
-		add_files(FILES_PER_STEP);
-		add_page_table();
-		if (i % THREAD_EVERY == 0)
+/* Step 1: page cache with unmovable allocations between its runs. */
+static void cache_fill(long total_pages)
+{
+	size_t pages = (size_t)(opt.pc_frac * total_pages);
+	size_t i;
+	int j;
+
+	for (i = 0; hold.pc_pages < pages; i++) {
+		for (j = 0; j < PC_RUN; j++)
+			add_pagecache_page();
+		if (i % PT_EVERY == 3)
+			add_page_table();
+		else
+			add_pipe_page();
+		if (i % SOCK_EVERY == SOCK_EVERY / 2)
+			add_datagram();
+		if (i % FILE_EVERY == 1)
+			add_file();
+		if (i % THREAD_EVERY == 5)
 			add_thread();
-		read_disk(64 * 1024);
 	}
 }
 
 /*
- * Step 3: use up the free large blocks with anonymous memory.  Anonymous
- * memory cannot be reclaimed without swap, so stop at 60% of memory
- * rather than drive the guest into the OOM killer.
+ * Step 2: anonymous memory until the zone is down to twice its high
+ * watermark (plus a little: the check runs every ANON_BATCH pages), never
+ * past anon_max: there is no swap.  Staying well above the low watermark
+ * keeps kswapd asleep, so the page cache is not reclaimed in long runs.
  */
-static void squeeze(long total_pages)
+static void anon_fill(long total_pages)
 {
-	size_t anon_max = (size_t)(total_pages * 0.6);
+	size_t anon_max = (size_t)(opt.anon_max * total_pages);
 	struct zone_info z;
+	int i;
 
 	for (;;) {
 		read_zone(&z);
-		if (z.free <= z.low || pages_in_order_ge(&z, FRAG_ORDER) < z.high / 8)
+		if (z.free <= 2 * z.high + ANON_BATCH || hold.anon_pages >= anon_max)
 			break;
-		if (hold.anon_pages - hold.anon_punched / 2 + STEP_ANON_PAGES > anon_max)
-			break;
-		add_anon(STEP_ANON_PAGES);
-	}
-}
-
-static void close_pair(int *fds, size_t i)
-{
-	if (fds[i] >= 0) {
-		close(fds[i]);
-		close(fds[i + 1]);
-		fds[i] = -1;
-		fds[i + 1] = -1;
+		for (i = 0; i < ANON_BATCH; i++)
+			add_anon_page();
 	}
 }
 
 /*
- * Step 4: free in patterns that leave each freed page's buddy in use,
+ * A datagram of 6 KiB has its data in kmalloc-8k, whose slabs are order-3
+ * pages: a socket buffer that takes a free order-3 block while there is
+ * one (and an order-1 block when there is not).
+ */
+static void add_big_datagram(void)
+{
+	static char buf[6144];
+	static unsigned int queued = SOCK_MSGS;
+	int sv[2];
+
+	if (queued >= SOCK_MSGS) {
+		if (socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+			die("socketpair");
+		if (hold.nbigsocks + 2 > hold.bigsocks_cap) {
+			hold.bigsocks_cap = hold.bigsocks_cap * 2 + 64;
+			hold.bigsocks = xrealloc(hold.bigsocks, hold.bigsocks_cap * sizeof(int));
+		}
+		hold.bigsocks[hold.nbigsocks++] = sv[0];
+		hold.bigsocks[hold.nbigsocks++] = sv[1];
+		queued = 0;
+	}
+	if (send(hold.bigsocks[hold.nbigsocks - 2], buf, sizeof(buf), MSG_DONTWAIT) >= 0)
+		hold.big_datagrams++;
+	queued++;
+}
+
+/*
+ * Step 4: what is left of the free large blocks goes to socket buffers,
+ * up to 4% of memory.
+ */
+static void plug(long total_pages)
+{
+	size_t cap = hold.big_datagrams + (size_t)total_pages / 25 / 2;
+	struct zone_info z;
+	int i;
+
+	for (;;) {
+		read_zone(&z);
+		if (pages_in_order_ge(&z, FRAG_ORDER) <= z.high / 16 || hold.big_datagrams >= cap)
+			break;
+		for (i = 0; i < 64; i++)
+			add_big_datagram();
+	}
+}
+
+static int close_pair(int *fds, size_t i)
+{
+	if (fds[i] < 0)
+		return 0;
+	close(fds[i]);
+	close(fds[i + 1]);
+	fds[i] = -1;
+	fds[i + 1] = -1;
+	return 1;
+}
+
+/*
+ * Step 3: free in patterns that leave each freed page's neighbours in use,
  * until the zone has @target free pages.
  */
 static void churn(long target)
@@ -427,29 +487,30 @@ static void churn(long target)
 	struct zone_info z;
 	size_t i;
 
-	/* Unmovable: every other pipe and socket pair, every other file. */
-	for (i = 0; i + 1 < hold.npipes; i += 4)
-		close_pair(hold.pipes, i);
+	/* Unmovable: every other small-datagram socket pair, every fourth pipe,
+	 * every other file.
+	 */
 	for (i = 0; i + 1 < hold.nsocks; i += 4)
-		close_pair(hold.socks, i);
-	for (i = 0; i < hold.nfiles; i += 2) {
+		hold.socks_closed += close_pair(hold.socks, i);
+	for (i = 0; i + 1 < hold.npipes; i += 8)
+		hold.pipes_closed += close_pair(hold.pipes, i);
+	for (i = hold.files_unlinked * 2; i < hold.nfiles; i += 2) {
 		snprintf(path, sizeof(path), "%s/f%zu", opt.tmpdir, i);
-		unlink(path);
+		if (!unlink(path))
+			hold.files_unlinked++;
 	}
 
-	/* Movable: every other page-cache page, then every other anon page. */
+	/* Movable: every other anonymous page, from the oldest on. */
 	read_zone(&z);
-	while (z.free < target * 3 / 4 && hold.disk_punched + 2 * (off_t)PAGE <= hold.disk_pos) {
-		for (i = 0; i < 256 && hold.disk_punched + 2 * (off_t)PAGE <= hold.disk_pos; i++) {
-			posix_fadvise(hold.disk_fd, hold.disk_punched, PAGE, POSIX_FADV_DONTNEED);
-			hold.disk_punched += 2 * PAGE;
-		}
-		read_zone(&z);
-	}
 	while (z.free < target && hold.anon_punched + 2 <= hold.anon_pages) {
 		for (i = 0; i < 256 && hold.anon_punched + 2 <= hold.anon_pages; i++) {
-			madvise(hold.anon + hold.anon_punched * PAGE, PAGE, MADV_DONTNEED);
+			/* munmap, not madvise: the guest kernel has no
+			 * CONFIG_ADVISE_SYSCALLS.  One VMA more per page.
+			 */
+			if (munmap(hold.anon + hold.anon_punched * PAGE, PAGE))
+				die("munmap");
 			hold.anon_punched += 2;
+			hold.anon_dropped++;
 		}
 		read_zone(&z);
 	}
@@ -457,17 +518,68 @@ static void churn(long target)
 
 static bool check(struct zone_info *z)
 {
-	long ge3;
-
 	read_zone(z);
-	ge3 = pages_in_order_ge(z, FRAG_ORDER);
-	return z->free > z->high && ge3 * 100.0 <= opt.max_ge3_pct * z->free;
+	return z->free > z->high && few_large_blocks(z);
 }
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+#define PCP_KNOB	"/proc/sys/vm/percpu_pagelist_high_fraction"
+
+/*
+ * Since 6.7 the per-cpu free lists grow to an eighth of the zone while
+ * pages are being freed and give them back to the buddy allocator only
+ * gradually, so pages freed by the churn would show in /proc/zoneinfo and
+ * /proc/buddyinfo seconds later.  While fragmenting, cap the lists with
+ * vm.percpu_pagelist_high_fraction (high = zone / fraction, at least
+ * 4 * batch); put the knob back when done.
+ */
+static void pcp_cap(bool on)
+{
+	static char saved[32];
+	const char *val = on ? "1000000" : saved;
+	FILE *f;
+
+	if (on) {
+		f = fopen(PCP_KNOB, "r");
+		if (!f || !fgets(saved, sizeof(saved), f))
+			die(PCP_KNOB);
+		fclose(f);
+	}
+	f = fopen(PCP_KNOB, "w");
+	if (!f || fputs(val, f) < 0 || fclose(f))
+		die(PCP_KNOB);
+}
+
+/*
+ * One page-cache page per read: readahead would lay the cache out in runs.
+ * A file takes its readahead size from the device when it is opened, so
+ * open with the device's readahead at 0, then put it back for the others
+ * (posix_fadvise(POSIX_FADV_RANDOM) would do, but the guest kernel has no
+ * CONFIG_ADVISE_SYSCALLS).
+ */
+static void open_disk_no_readahead(void)
+{
+	long ra = 0;
+	int fd = open(opt.disk, O_RDONLY);
+
+	if (fd < 0)
+		die(opt.disk);
+	if (ioctl(fd, BLKRAGET, &ra) || ioctl(fd, BLKRASET, 0UL))
+		die("readahead ioctl");
+	hold.disk_fd = open(opt.disk, O_RDONLY);
+	if (hold.disk_fd < 0)
+		die(opt.disk);
+	if (ioctl(fd, BLKRASET, (unsigned long)ra))
+		die("readahead ioctl");
+	close(fd);
+	hold.disk_size = lseek(hold.disk_fd, 0, SEEK_END);
+	if (hold.disk_size <= 0)
+		die("disk size");
 }
 
 static void setup(long total_pages)
@@ -484,65 +596,60 @@ static void setup(long total_pages)
 		fprintf(stderr, "fragmenter: note: tmpfs mount on %s: %s (using it as is)\n",
 			opt.tmpdir, strerror(errno));
 
-	hold.disk_fd = open(opt.disk, O_RDONLY);
-	if (hold.disk_fd < 0)
-		die(opt.disk);
-	hold.disk_size = lseek(hold.disk_fd, 0, SEEK_END);
-	if (hold.disk_size <= 0)
-		die("disk size");
+	open_disk_no_readahead();
 
 	hold.anon_cap = total_pages;
 	hold.anon = mmap(NULL, hold.anon_cap * PAGE, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (hold.anon == MAP_FAILED)
 		die("mmap anon");
-	madvise(hold.anon, hold.anon_cap * PAGE, MADV_NOHUGEPAGE);
 
-	/* Page tables for about 1% of memory. */
-	hold.sparse_len = (size_t)(total_pages / 100 + 1) * PT_STRIDE;
+	/* Room for page tables of about 2.5% of memory. */
+	hold.sparse_len = (size_t)(total_pages / 40 + 1) * PT_STRIDE;
 	hold.sparse = mmap(NULL, hold.sparse_len, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (hold.sparse == MAP_FAILED)
 		die("mmap sparse");
-	madvise(hold.sparse, hold.sparse_len, MADV_NOHUGEPAGE);
 }
 
 static int fragment(void)
 {
 	long total_pages = meminfo("MemTotal") / 4;
 	struct zone_info z;
-	long target;
 	int round;
 	bool ok = false;
 
 	print_buddyinfo("before");
 	print_state("before");
 	setup(total_pages);
-
-	read_disk((size_t)(opt.pc_frac * total_pages) * PAGE);
-	print_state("pagecache");
-	mixed_fill(total_pages);
-	print_state("mixed");
+	pcp_cap(true);
+	cache_fill(total_pages);
+	print_state("cached");
+	anon_fill(total_pages);
+	print_state("full");
 
 	for (round = 1; round <= opt.rounds && !ok; round++) {
-		squeeze(total_pages);
-		print_state("squeezed");
 		read_zone(&z);
-		target = (long)(opt.free_mult * z.high);
-		churn(target);
-		sleep(1);	/* let per-cpu lists and kswapd settle */
+		churn((long)(opt.free_mult * z.high) + z.free);
+		print_state("churned");
+		plug(total_pages);
+		print_state("plugged");
+		sleep(1);	/* let kswapd and the per-cpu lists settle */
 		ok = check(&z);
 		printf("fragmenter: round %d %s\n", round, ok ? "ok" : "not yet");
 	}
 
+	pcp_cap(false);
 	print_buddyinfo("after");
 	print_state("after");
-	printf("fragmenter: held anon_pages %zu anon_punched %zu pipes %zu sockets %zu\n",
-	       hold.anon_pages - hold.anon_punched / 2, hold.anon_punched / 2,
-	       hold.npipes / 2, hold.nsocks / 2);
-	printf("fragmenter: held files %zu pt_touches %zu threads %zu pagecache_read_mb %lld\n",
-	       hold.nfiles, hold.sparse_touched, hold.nthreads,
-	       (long long)hold.disk_pos >> 20);
+	printf("fragmenter: held anon_pages %zu pagecache_pages %zu pt_touches %zu threads %zu\n",
+	       hold.anon_pages - hold.anon_dropped, hold.pc_pages, hold.sparse_touched,
+	       hold.nthreads);
+	printf("fragmenter: held pipes %zu sockets %zu files %zu big_datagrams %zu\n",
+	       hold.npipes / 2 - hold.pipes_closed, hold.nsocks / 2 - hold.socks_closed,
+	       hold.nfiles - hold.files_unlinked, hold.big_datagrams);
+	printf("fragmenter: dropped anon_pages %zu pipes %zu sockets %zu files %zu\n",
+	       hold.anon_dropped, hold.pipes_closed, hold.socks_closed, hold.files_unlinked);
 	printf("fragmenter: result %s\n", ok ? "ok" : "fail");
 	fflush(stdout);
 	return ok ? 0 : 1;
@@ -551,7 +658,7 @@ static int fragment(void)
 static void usage(const char *argv0)
 {
 	fprintf(stderr,
-		"usage: %s [-d disk] [-T tmpdir] [-c pagecache_frac] [-a anon_frac]\n"
+		"usage: %s [-d disk] [-T tmpdir] [-c pagecache_frac] [-A anon_max]\n"
 		"          [-F free_mult] [-P max_ge3_pct] [-R rounds] [-D] [-t hold_secs]\n"
 		"          [-w ready_file]\n", argv0);
 	exit(2);
@@ -574,7 +681,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char r;
 
-	while ((c = getopt(argc, argv, "d:T:c:a:F:P:R:Dt:w:")) != -1) {
+	while ((c = getopt(argc, argv, "d:T:c:A:F:P:R:Dt:w:")) != -1) {
 		switch (c) {
 		case 'd':
 			opt.disk = optarg;
@@ -582,11 +689,11 @@ int main(int argc, char **argv)
 		case 'T':
 			opt.tmpdir = optarg;
 			break;
+		case 'A':
+			opt.anon_max = atof(optarg);
+			break;
 		case 'c':
 			opt.pc_frac = atof(optarg);
-			break;
-		case 'a':
-			opt.anon_frac = atof(optarg);
 			break;
 		case 'F':
 			opt.free_mult = atof(optarg);
@@ -610,7 +717,7 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		}
 	}
-	if (opt.pc_frac < 0 || opt.pc_frac > 0.9 || opt.anon_frac <= 0 || opt.anon_frac > 0.8 ||
+	if (opt.pc_frac < 0 || opt.pc_frac > 0.6 || opt.anon_max <= 0 || opt.anon_max > 0.8 ||
 	    opt.free_mult < 1 || opt.rounds < 1)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
