@@ -54,14 +54,32 @@ verify() {
 	return "$bad"
 }
 
+# config_is_current OBJ SRC FRAGMENT...: the last merge (OBJ/.config.lab-stamp)
+# is newer than .config, every fragment, this script and every Kconfig file
+# of the tree, so merging again would give the same result (saves ~20 s on a
+# no-op build).
+config_is_current() {
+	local stamp=$1/.config.lab-stamp src=$2 f
+	shift 2
+	[ -f "$stamp" ] || return 1
+	for f in "$1/.config" "$@" "$0"; do
+		[ "$stamp" -nt "$f" ] || return 1
+	done
+	[ -z "$(find "$src" -path "$src/.git" -prune -o -name 'Kconfig*' -newer "$stamp" -print -quit)" ]
+}
+
 main() {
 	local variant=${1:?usage: kconfig.sh VARIANT} src obj new
 	src=$(variant_src "$variant")
 	obj=$OBJ/$variant
 	new=.config.lab
 	mkdir -p "$obj"
-	kmake "$src" "$obj" -s KCONFIG_CONFIG="$new" tinyconfig >/dev/null
 	mapfile -t frags < <(fragments "$variant")
+	if config_is_current "$obj" "$src" "${frags[@]}"; then
+		say "$variant: .config up to date"
+		return
+	fi
+	kmake "$src" "$obj" -s KCONFIG_CONFIG="$new" tinyconfig >/dev/null
 	(cd "$obj" && KCONFIG_CONFIG=$new "$src/scripts/kconfig/merge_config.sh" -m "$new" "${frags[@]}" >/dev/null)
 	kmake "$src" "$obj" -s KCONFIG_CONFIG="$new" olddefconfig >/dev/null
 	verify "$obj/$new" "$src" "${frags[@]}" || die "config for $variant is missing requested options (see above)"
@@ -72,6 +90,7 @@ main() {
 		mv "$obj/$new" "$obj/.config"
 		say "$variant: .config written ($(grep -c '=[ym]$' "$obj/.config") options on)"
 	fi
+	touch "$obj/.config.lab-stamp"
 }
 
 main "$@"
