@@ -1,13 +1,16 @@
 # Kernel lab: build, boot and test the patched linux-source-6.12 in QEMU.
 #   make check         every test (host checks, KUnit, in-guest tests); closes
 #                      with "N passed, N failed"
-#   make run           boot the patched kernel with the main job
+#   make run           the benchmark, short: main configurations, one repeat,
+#                      side-by-side table + plots (bench/README.md)
+#   make bench         the benchmark, full: every configuration, 5 repeats
+#   make job RUN_JOB=x boot the patched kernel with one guest job
 # See README.md. All output goes to build/ (git-ignored).
 
 S := scripts
 RUN_JOB ?= status
 
-.PHONY: check check-debug check-series run deps tree export-patches kernel-patched \
+.PHONY: check check-debug check-series run bench job deps tree export-patches kernel-patched \
 	kernel-baseline kernel-debug initramfs-patched initramfs-baseline \
 	initramfs-debug boot-patched clean distclean
 
@@ -21,7 +24,13 @@ check-debug:
 check-series: tree kernel-patched initramfs-patched
 	@$(S)/check-series.sh
 
-run: deps tree kernel-patched initramfs-patched
+run: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
+	@bench/run.sh -s run
+
+bench: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
+	@bench/run.sh -s bench -r 5
+
+job: deps tree kernel-patched initramfs-patched
 	@$(S)/boot.sh --variant patched --job $(RUN_JOB)
 	@cat build/logs/patched-$(RUN_JOB).result
 

@@ -126,10 +126,12 @@ def write_tables(outdir, configs, st, meta):
     md = ["| metric | | " + " | ".join(configs) + " |",
           "|---|---|" + "---|" * len(configs)]
     rows_csv = []
+    single = all(s[0] == 1 for c in configs for s in st[c].values())
+    rows = ((2, "val"),) if single else ((1, "min"), (2, "med"), (3, "max"))
     for k, label, _ in METRICS:
         if not any(k in st[c] for c in configs):
             continue
-        for i, name in ((1, "min"), (2, "med"), (3, "max")):
+        for i, name in rows:
             cells, mdcells = [], []
             for c in configs:
                 s = st[c].get(k)
@@ -139,7 +141,7 @@ def write_tables(outdir, configs, st, meta):
                     cell += " " + pct(v, st[base][k][2])
                 cells.append(cell)
                 mdcells.append(cell)
-            lines.append(f"{label if i == 1 else '':<38}{name:<5}"
+            lines.append(f"{label if i == rows[0][0] else '':<38}{name:<5}"
                          + "".join(f"{x:>{w}}" for x in cells))
             if i == 2:
                 md.append(f"| {label} | median | " + " | ".join(mdcells) + " |")
@@ -181,7 +183,7 @@ def write_runs(outdir, runs):
     sdir = os.path.join(outdir, "series")
     os.makedirs(sdir, exist_ok=True)
     cols = ["t", "free_ge3_pages", "free_ge3_blocks", "nr_free_pages", "attempts",
-            "failures", "fail_per_s", "pageoutrun", "kswapd_cpu_pct",
+            "failures", "fail_per_s", "pageoutrun", "kswapd_cpu_pct", "fail_pct",
             "compact_daemon_wake", "kswapd_ladder_wake"]
     for r in runs:
         path = os.path.join(sdir, f"{r['config']}.{r['rep']}.tsv")
@@ -195,9 +197,13 @@ def write_runs(outdir, runs):
                     d["fail_per_s"] = (row["failures"] - prev["failures"]) / dt
                     d["kswapd_cpu_pct"] = (row["kswapd_cpu_ticks"]
                                            - prev["kswapd_cpu_ticks"]) / dt
+                    da = row["attempts"] - prev["attempts"]
+                    d["fail_pct"] = (100.0 * (row["failures"] - prev["failures"]) / da
+                                     if da > 0 else 0.0)
                 else:
                     d["fail_per_s"] = 0
                     d["kswapd_cpu_pct"] = 0
+                    d["fail_pct"] = 0.0
                 f.write("\t".join(f"{d.get(c, 0):.3f}" if isinstance(d.get(c, 0), float)
                                   else str(d.get(c, 0)) for c in cols) + "\n")
                 prev = row
@@ -261,8 +267,8 @@ def plot_series(outdir, configs):
          "set datafile separator '\\t'", "set key top right font ',9'",
          "set grid", "set xlabel 'seconds since the RX ring started'",
          "set ylabel 'free in blocks >= order 3 (MiB)'",
-         "set y2label 'failures/s, kswapd CPU %'", "set y2tics", "set ytics nomirror",
-         "set yrange [0:*]", "set y2range [0:*]"]
+         "set y2label 'atomic failures (% of attempts), kswapd CPU %'", "set y2tics",
+         "set ytics nomirror", "set xrange [0:*]", "set yrange [0:*]", "set y2range [0:105]"]
     for c in panels:
         f = os.path.join(outdir, "series", f"{c}.1.tsv")
         s.append(f"set title '{c} (rep 1)'")
@@ -270,8 +276,8 @@ def plot_series(outdir, configs):
                  f"title 'free >= order 3', "
                  f"'' every ::1 using 1:9 axes x1y2 with lines dt 2 lc rgb '#2ca02c' "
                  f"title 'kswapd CPU %', "
-                 f"'' every ::1 using 1:7 axes x1y2 with impulses lw 3 lc rgb '#d62728' "
-                 f"title 'atomic failures/s'")
+                 f"'' every ::1 using 1:10 axes x1y2 with impulses lw 4 lc rgb '#d62728' "
+                 f"title 'atomic failures % (per sample)'")
     s.append("unset multiplot")
     gnuplot("\n".join(s) + "\n")
 
