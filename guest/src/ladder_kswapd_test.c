@@ -7,17 +7,21 @@
  * the biggest zone above its high watermark with (almost) no free block of
  * order >= 3 and holds it there; the rxring module (module/rxring.c) then
  * makes GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, given
- * back every second. Three phases of lab.kswapd_secs (default 10) s each:
- *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake stays flat;
- *   2. L=3, vm.watermark_ladder_strict as booted: kswapd_ladder_wake rises;
- *   3. L=3, the other strict mode: kswapd_ladder_wake rises (the series
- *      wakes kswapd on an unmet low ladder in both modes).
+ * back every second. Three phases of lab.kswapd_secs (default 10) s each,
+ * each on a freshly fragmented zone (the demand of one phase makes kswapd
+ * and kcompactd heal the zone, so the fragmenter runs again, with the
+ * ladder off, before each):
+ *   1. L=3, vm.watermark_ladder_strict as booted: kswapd_ladder_wake rises;
+ *   2. L=3, the other strict mode: kswapd_ladder_wake rises (the series
+ *      wakes kswapd on an unmet low ladder in both modes);
+ *   3. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake stays flat,
+ *      although stock kswapd is woken by the failures.
  * Each phase's deltas of the four ladder counters, the module's attempts
  * and failures, and kswapd0's CPU ticks are printed as TAP diagnostics.
  *
- * Pass rule: the module loads, the fragmenter reaches its state, rxring
- * made attempts in every phase, phase 1 delta == 0, phases 2 and 3
- * delta > 0, and no ladder counter ever decreases. Sysctls are restored.
+ * Pass rule: the module loads, the fragmenter reaches its state before
+ * every phase, rxring made attempts in every phase, phases 1 and 2 delta
+ * > 0, phase 3 delta == 0, and no ladder counter ever decreases. Sysctls are restored.
  * Skips (exit 4) without the series, the virtio disk (the fragmenter
  * reads it: boot with scripts/boot.sh --disk) or the module.
  */
@@ -25,6 +29,7 @@
 
 static int secs;
 static pid_t kswapd;
+static pid_t holder = -1;	/* the fragmenter's, of the current phase */
 static long long last[NR_LADDER_COUNTERS];
 static int went_down;
 
@@ -43,13 +48,25 @@ static void sample(long long v[NR_LADDER_COUNTERS])
 	}
 }
 
-/* One phase: set the knobs, run rxring for secs; the wake delta, or -1. */
-static long long phase(const char *label, long order, long strict)
+/*
+ * One phase: fragment afresh (ladder off), set the knobs, run rxring for
+ * secs; the wake delta, or -1. *frag_ok is cleared if the fragmenter did
+ * not reach its state.
+ */
+static long long phase(const char *label, long order, long strict, int *frag_ok)
 {
 	long long a[NR_LADDER_COUNTERS], b[NR_LADDER_COUNTERS];
 	long long att, fail, cpu0, cpu;
-	int err, i, s;
+	double t0;
+	int err, i, s, rc;
 
+	stop_holder(holder);
+	sysctl_set(LADDER_ORDER, 0);
+	t0 = now_s();
+	rc = run_fragmenter("/tmp/ladder_kswapd.frag", &holder);
+	ksft_print_msg("%s: fragmenter exit %d in %.1f s\n", label, rc, now_s() - t0);
+	if (rc)
+		*frag_ok = 0;
 	err = sysctl_set(LADDER_ORDER, order);
 	if (!err)
 		err = sysctl_set(LADDER_STRICT, strict);
@@ -91,11 +108,10 @@ static long long phase(const char *label, long order, long strict)
 
 int main(void)
 {
-	long long v[NR_LADDER_COUNTERS], d;
+	long long v[NR_LADDER_COUNTERS], d_on, d_other, d_off;
 	long order0, strict0;
-	pid_t holder = -1;
 	char params[128];
-	int rc, err;
+	int err, frag_ok = 1;
 
 	ksft_print_header();
 	if (!have_ladder())
@@ -123,18 +139,15 @@ int main(void)
 	if (err)
 		ksft_exit_fail_msg("cannot go on without rxring\n");
 
-	/* The ladder off while fragmenting, so kswapd works as stock does. */
-	sysctl_set(LADDER_ORDER, 0);
-	rc = run_fragmenter("/tmp/ladder_kswapd.frag", &holder);
-	ksft_test_result(rc == 0, "fragmenter reached its state (exit %d, holder %d)\n", rc,
-			 holder);
-
-	d = phase("ladder off", 0, strict0);
-	ksft_test_result(d == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n", d);
-	d = phase("ladder on", 3, strict0);
-	ksft_test_result(d > 0, "L=3 strict=%ld: kswapd_ladder_wake rises (+%lld)\n", strict0, d);
-	d = phase("other mode", 3, !strict0);
-	ksft_test_result(d > 0, "L=3 strict=%d: kswapd_ladder_wake rises (+%lld)\n", !strict0, d);
+	d_on = phase("ladder on", 3, strict0, &frag_ok);
+	d_other = phase("other mode", 3, !strict0, &frag_ok);
+	d_off = phase("ladder off", 0, strict0, &frag_ok);
+	ksft_test_result(frag_ok, "fragmenter reached its state before each phase\n");
+	ksft_test_result(d_on > 0, "L=3 strict=%ld: kswapd_ladder_wake rises (+%lld)\n", strict0,
+			 d_on);
+	ksft_test_result(d_other > 0, "L=3 strict=%d: kswapd_ladder_wake rises (+%lld)\n",
+			 !strict0, d_other);
+	ksft_test_result(d_off == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n", d_off);
 
 	stop_holder(holder);
 	err = module_unload("rxring");
