@@ -25,7 +25,7 @@ take_lock() {
 
 # progress LOG T0: every 30 s, say how many objects the build has compiled.
 progress() {
-	while sleep 30; do
+	while sleep 30 >/dev/null 2>&1; do
 		say "... $(grep -c '^  CC ' "$1" 2>/dev/null || true) files compiled, $(($(date +%s) - $2)) s"
 	done
 }
@@ -37,7 +37,7 @@ make_logged() {
 	progress "$log" "$(date +%s)" &
 	tick=$!
 	# shellcheck disable=SC2064 # the ticker's pid is known now
-	trap "kill $tick 2>/dev/null" EXIT
+	trap "kill $tick 2>/dev/null || true" EXIT
 	kmake "$@" >"$log" 2>&1 || rc=$?
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true
