@@ -6,11 +6,12 @@
  * Scenario, built twice in one boot, once per setting (L=3 with the
  * booted strict mode first, then L=0 = stock):
  *  1. read 256 MiB of /dev/vda into the page cache;
- *  2. mlock a shared mapping of a memfd 1 MiB at a time until the page
- *     cache is reclaimed (file LRU < 4 MiB) and free memory is down to
- *     twice the high watermark. The fill reclaims the page cache, so a
+ *  2. mlock a shared mapping of a memfd 1 MiB at a time until most of the
+ *     page cache is reclaimed (file LRU < 32 MiB) and free memory is down
+ *     to twice the high watermark. The fill reclaims page cache, so a
  *     kswapd left dormant by the previous setting (kswapd_failures) is
- *     revived and both settings start alike;
+ *     revived and both settings start alike, with kswapd awake-able
+ *     (node_unreclaimable 0) and a little page cache to reclaim;
  *  3. with vm.compact_unevictable_allowed=0 (compaction may not move
  *     mlocked pages) and no swap, free every locked page whose PFN is odd
  *     (/proc/self/pagemap, then a one-page FALLOC_FL_PUNCH_HOLE in the
@@ -114,7 +115,13 @@ static size_t fill(char *region, size_t len, long min, long high)
 
 	for (off = 0; off + CHUNK <= len; off += CHUNK) {
 		free_and_file(&free, &file);
-		if (free <= 2 * high && file < 1024)
+		/*
+		 * Leave some page cache: kswapd then ends the fill with a
+		 * successful run (kswapd_failures = 0) instead of failing
+		 * on an empty LRU until the node is declared unreclaimable
+		 * and no longer woken at all.
+		 */
+		if (free <= 2 * high && file < 8192)
 			break;
 		if (free <= min + 512 && file < 4096)
 			break;		/* nothing left to reclaim: stop short of OOM */
