@@ -261,13 +261,13 @@ def plot_series(outdir, configs):
     if not panels:
         return
     h = 300 * len(panels)
-    s = [f"set terminal pngcairo size 1000,{h} font ',10'",
+    s = [f"set terminal pngcairo noenhanced size 1000,{h} font ',10'",
          f"set output '{os.path.join(outdir, 'free-ge3.png')}'",
          f"set multiplot layout {len(panels)},1",
-         "set datafile separator '\\t'", "set key top right font ',9'",
+         "set datafile separator '\\t'", "set key top left opaque font ',9'",
          "set grid", "set xlabel 'seconds since the RX ring started'",
          "set ylabel 'free in blocks >= order 3 (MiB)'",
-         "set y2label 'atomic failures (% of attempts), kswapd CPU %'", "set y2tics",
+         "set y2label 'failures %, kswapd CPU %'", "set y2tics",
          "set ytics nomirror", "set xrange [0:*]", "set yrange [0:*]", "set y2range [0:105]"]
     for c in panels:
         f = os.path.join(outdir, "series", f"{c}.1.tsv")
@@ -290,7 +290,7 @@ def plot_failures(outdir, configs, st):
             if s:
                 f.write(f"{i}\t{c}\t{s[2]}\t{s[1]}\t{s[3]}\n")
     n = len(configs)
-    s = ["set terminal pngcairo size 1000,450 font ',10'",
+    s = ["set terminal pngcairo noenhanced size 1000,450 font ',10'",
          f"set output '{os.path.join(outdir, 'failures.png')}'",
          "set datafile separator '\\t'", "set style fill solid 0.6", "set boxwidth 0.6",
          "set grid ytics", f"set xrange [-0.7:{n - 0.3}]", "set yrange [0:*]",
