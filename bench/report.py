@@ -156,7 +156,8 @@ def write_tables(outdir, configs, st, meta):
                     d = "0.00" if s[2] == 0 else ""
                 rows_csv.append([c, k, s[0], s[1], s[2], s[3], d])
     foot = (f"kernel: Debian linux-source-6.12 {meta.get('debian_kernel', '?')}; "
-            f"guest {meta.get('mem_mib', '?')} MiB, 1 vCPU, TCG -icount shift=auto; "
+            f"guest {meta.get('mem_mib', '?')} MiB, 1 vCPU, TCG -icount shift="
+            f"{meta.get('icount_shift', 'auto')}; "
             f"RX-ring run {meta.get('secs', '?')} s; repeats {meta.get('repeats', '?')}; "
             f"{meta.get('date', '')}")
     lines.append("")
