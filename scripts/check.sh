@@ -103,8 +103,9 @@ guest_tests() {
 	local v=$1 timeout=$2 console=$LOGS/$1-check.console.log result=$LOGS/$1-check.result
 	run_step "build kernel $v" "$LAB_ROOT/scripts/build-kernel.sh" "$v" || finish
 	run_step "initramfs $v" "$LAB_ROOT/scripts/initramfs.sh" "$v" || finish
+	# The page-cache disk (/dev/vda) that the fragmenter-based tests read.
 	run_step "boot $v, job check" "$LAB_ROOT/scripts/boot.sh" --variant "$v" --job check \
-		--timeout "$timeout" || true
+		--timeout "$timeout" --disk "$BUILD/check-disk.img" || true
 	if [ -z "$(series)" ]; then
 		run_step "KUnit ($v)" echo "SKIP: kunit: no patches in patches/series yet, so no KUnit suite to run" || true
 	else
