@@ -266,16 +266,32 @@ static inline long long vmstat_or(const char *name, long long def)
 	return vmstat_get(name, &v) ? def : v;
 }
 
-/* The four ladder counters; returns how many exist. */
+/* The four ladder counters, from one read of /proc/vmstat; how many exist. */
 static inline int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
 {
+	char line[256], key[128];
+	long long val;
+	FILE *f = fopen("/proc/vmstat", "r");
 	int i, n = 0;
 
-	for (i = 0; i < NR_LADDER_COUNTERS; i++) {
+	for (i = 0; i < NR_LADDER_COUNTERS; i++)
 		v[i] = -1;
-		if (!vmstat_get(ladder_counters[i], &v[i]))
-			n++;
+	if (!f) {
+		ksft_print_msg("open /proc/vmstat: %s\n", strerror(errno));
+		return 0;
 	}
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "kswapd_ladder_", 14) && strncmp(line, "alloc_nowait_", 13))
+			continue;
+		if (sscanf(line, "%127s %lld", key, &val) != 2)
+			continue;
+		for (i = 0; i < NR_LADDER_COUNTERS; i++)
+			if (!strcmp(key, ladder_counters[i]) && v[i] < 0) {
+				v[i] = val;
+				n++;
+			}
+	}
+	fclose(f);
 	return n;
 }
 

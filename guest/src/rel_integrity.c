@@ -256,8 +256,12 @@ int main(void)
 
 	/* The stress. */
 	if (ladder) {
+		long strict = -1;
+
 		if (lab_save_sysctl(LADDER_ORDER) || sysctl_set(LADDER_ORDER, 3))
 			ksft_print_msg("set vm.watermark_ladder_order=3: %s\n", strerror(errno));
+		sysctl_get(LADDER_STRICT, &strict);
+		ksft_print_msg("ladder on: vm.watermark_ladder_order 3, strict %ld\n", strict);
 	} else {
 		ksft_print_msg("kernel without the ladder series: stock allocator under the same stress\n");
 	}

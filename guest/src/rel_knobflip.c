@@ -6,7 +6,8 @@
  * Load: the fragmenter (-D, holding a fragmented zone) and rxring
  * (GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, drained
  * every second) run for the whole test. For lab.flip_secs (default 20) s,
- * every 10 ms: write a random vm.watermark_ladder_order in 0..MAX_PAGE_ORDER
+ * as fast as the one vCPU allows (nice -10, 1 ms pause per round; the
+ * rate is printed): write a random vm.watermark_ladder_order in 0..MAX_PAGE_ORDER
  * and a random vm.watermark_ladder_strict in 0..1, read both back, read the
  * four ladder counters; every 10th round also write "-1" to one knob,
  * which must fail with EINVAL and change nothing.
@@ -18,6 +19,9 @@
  * log since the test started (the host scans the console as well).
  * Sysctls restored. Skips without the series, the disk or the module.
  */
+#define _GNU_SOURCE
+#include <sys/resource.h>
+
 #include "ladder_util.h"
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
@@ -63,8 +67,13 @@ int main(void)
 		 "order=3 rate=2000 ring=256 drain_ms=1000 duration_ms=%d autostart=1",
 		 (secs + 30) * 1000);
 	err = module_load(RXRING_KO, params);
-	ksft_test_result(rc == 0 && !err, "load running: fragmenter exit %d, rxring %s\n", rc,
+	/* exit 1 = holding, but above its fragmentation target: load all the same */
+	ksft_test_result(holder > 0 && (rc == 0 || rc == 1) && !err,
+			 "load running: fragmenter holder %d (exit %d), rxring %s\n", holder, rc,
 			 err ? strerror(-err) : "loaded");
+	/* one vCPU shared with softirq refills and kswapd: ask for a fair share */
+	if (setpriority(PRIO_PROCESS, 0, -10))
+		ksft_print_msg("setpriority(-10): %s\n", strerror(errno));
 
 	t_end = now_s() + secs;
 	while (now_s() < t_end) {
@@ -102,7 +111,7 @@ int main(void)
 					       last[i], v[i]);
 			last[i] = v[i];
 		}
-		sleep_s(0.01);
+		sleep_s(0.001);
 	}
 	att = rxring_stat("attempts");
 	ksft_print_msg("%ld writes in %d s (%.0f/s), %ld bad writes, %ld counter samples; rxring attempts %lld failures %lld\n",
