@@ -78,15 +78,26 @@ boot_one() {
 	echo "$cfg	$rep	$variant	$rc" >>"$outdir/runs.tsv"
 }
 
+# make_disk IMG: a sparse ext2 image holding one sparse 2 GiB file, big, whose
+# page cache the scenario streams (guest/jobs/bench.sh, pick_disk).
+make_disk() {
+	local dir
+	command -v mke2fs >/dev/null || die "mke2fs missing: apt-get install e2fsprogs"
+	dir=$(mktemp -d)
+	truncate -s 2G "$dir/big"
+	mke2fs -q -t ext2 -F -d "$dir" "$1" 3G
+	rm -rf "$dir"
+}
+
 main() {
 	local stamp v cfg rep variants=()
 	stamp=$(date -u +%Y%m%d-%H%M%S)
 	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
 	mkdir -p "$outdir"
 	ln -sfn "$outdir" "$BUILD/results/latest-$set_name"
-	disk=$BUILD/bench/disk.img
+	disk=$BUILD/bench/disk-ext2.img
 	mkdir -p "$BUILD/bench"
-	[ -e "$disk" ] || truncate -s 2G "$disk"
+	[ -e "$disk" ] || make_disk "$disk"
 
 	for cfg in "${configs[@]}"; do
 		v=$(conf_get "$cfg" variant)

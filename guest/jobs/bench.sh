@@ -8,7 +8,8 @@
 #   3. for $SECS seconds, at the same time:
 #        rxring     GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 512,
 #                   whole ring given back every second
-#        streamread streams /dev/vda through the page cache
+#        streamread streams a file through the page cache (/mnt/big on the
+#                   ext2 disk: movable page cache; see pick_disk)
 #        monitor    a snapshot every second (time:, buddyinfo, vmstat,
 #                   zoneinfo watermarks, rxring counters, kswapd CPU)
 #   4. final counters and the module's stats.
@@ -102,6 +103,21 @@ snap() {
 	echo "== end"
 }
 
+# pick_disk: the file whose page cache the scenario streams, in DISK.
+# bench/run.sh makes the disk an ext2 image holding one big sparse file: a
+# file's page cache is movable, as on a server reading files, while a raw
+# block device's is GFP_USER and fills unmovable pageblocks that compaction
+# cannot clear (that case belongs to the unreachable-ladder test).
+pick_disk() {
+	mkdir -p /mnt
+	if mount -t ext2 -o ro /dev/vda /mnt 2>/dev/null && [ -f /mnt/big ]; then
+		DISK=/mnt/big
+	else
+		DISK=/dev/vda
+	fi
+	out "bench: disk $DISK"
+}
+
 monitor() {
 	while [ ! -e /tmp/bench.stop ]; do
 		snap >"$RESULT"
@@ -126,8 +142,14 @@ main() {
 	insmod "$MOD/rxring.ko" order=$RX_ORDER rate=$RX_RATE ring=$RX_RING \
 		drain_ms=$RX_DRAIN_MS duration_ms=$((secs * 1000))
 
+	pick_disk
+	# The fragmenter wants one page of cache per read: no readahead while
+	# it opens the disk (a file takes the device's readahead at open).
+	ra=$(blockdev --getra /dev/vda)
+	blockdev --setra 0 /dev/vda
 	frag_rc=0
-	"$BIN/fragmenter" -D >/tmp/frag.out 2>&1 || frag_rc=$?
+	"$BIN/fragmenter" -D -d "$DISK" >/tmp/frag.out 2>&1 || frag_rc=$?
+	blockdev --setra "$ra" /dev/vda
 	cat /tmp/frag.out
 	sed 's/^/  /' /tmp/frag.out | grep -v '^  fragmenter: buddyinfo' >"$RESULT" || true
 	out "bench: fragment_rc $frag_rc"
@@ -141,7 +163,7 @@ main() {
 	rm -f /tmp/bench.stop
 	monitor &
 	mon=$!
-	"$BIN/streamread" -o 1024 -t $((secs + 60)) >/tmp/stream.out 2>&1 &
+	"$BIN/streamread" -d "$DISK" -o 1024 -t $((secs + 60)) >/tmp/stream.out 2>&1 &
 	reader=$!
 	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
 	echo start >"$DBG/control"

@@ -560,15 +560,27 @@ static void pcp_cap(bool on)
  * A file takes its readahead size from the device when it is opened, so
  * open with the device's readahead at 0, then put it back for the others
  * (posix_fadvise(POSIX_FADV_RANDOM) would do, but the guest kernel has no
- * CONFIG_ADVISE_SYSCALLS).
+ * CONFIG_ADVISE_SYSCALLS). For a regular file (a file on a filesystem on
+ * the disk, whose page cache is movable), the caller sets the device's
+ * readahead to 0 before starting us.
  */
 static void open_disk_no_readahead(void)
 {
+	struct stat st;
 	long ra = 0;
 	int fd = open(opt.disk, O_RDONLY);
 
 	if (fd < 0)
 		die(opt.disk);
+	if (fstat(fd, &st))
+		die(opt.disk);
+	if (!S_ISBLK(st.st_mode)) {
+		hold.disk_fd = fd;
+		hold.disk_size = lseek(fd, 0, SEEK_END);
+		if (hold.disk_size <= 0)
+			die("disk size");
+		return;
+	}
 	if (ioctl(fd, BLKRAGET, &ra) || ioctl(fd, BLKRASET, 0UL))
 		die("readahead ioctl");
 	hold.disk_fd = open(opt.disk, O_RDONLY);
