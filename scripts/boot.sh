@@ -92,7 +92,13 @@ main() {
 	mkdir -p "$LOGS"
 	stem=${stem:-$variant-$job}
 	local console=$LOGS/$stem.console.log result=$LOGS/$stem.result accel=tcg rc=0 t0
-	[ "${LAB_KVM:-0}" = 1 ] && kvm_works && accel=kvm
+	if [ "${LAB_KVM:-0}" = 1 ]; then
+		if kvm_works; then
+			accel=kvm
+		else
+			say "KVM probe: no /dev/kvm, or a KVM guest did not finish in ${LAB_KVM_PROBE_TIMEOUT:-20} s; using TCG"
+		fi
+	fi
 	local -a cmd
 	mapfile -t cmd < <(qemu_cmd "$accel" "$console" "$result")
 	rm -f "$console" "$result"
