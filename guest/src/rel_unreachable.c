@@ -115,8 +115,9 @@ static void read_pagecache(int phase)
  */
 static size_t fill(char *region, size_t len)
 {
-	long long free, file;
-	long zfree, min, low, high;
+	const char *why = "region full";
+	long long free = 0, file = 0;
+	long zfree, min = 0, low, high = 0;
 	size_t off;
 
 	for (off = 0; off + CHUNK <= len; off += CHUNK) {
@@ -128,16 +129,23 @@ static size_t fill(char *region, size_t len)
 		 * on an empty LRU until the node is declared unreclaimable
 		 * and no longer woken at all.
 		 */
-		if (free <= 2 * high && file < 8192)
+		if (free <= 2 * high && file < 8192) {
+			why = "free <= 2 high, page cache < 32 MiB";
 			break;
+		}
 		/* nothing much left to reclaim: stop short of the OOM killer */
-		if (file < 2048 || free <= min + 512)
+		if (file < 2048 || free <= min + 512) {
+			why = "page cache < 8 MiB or free <= min + 512";
 			break;
+		}
 		if (mlock(region + off, CHUNK)) {
 			ksft_print_msg("mlock at %zu MiB: %s\n", off >> 20, strerror(errno));
+			why = "mlock failed";
 			break;
 		}
 	}
+	ksft_print_msg("fill: %zu MiB locked, stopped at free %lld file %lld (min %ld high %ld): %s\n",
+		       off >> 20, free, file, min, high, why);
 	return off;
 }
 
@@ -262,6 +270,13 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 		return -1;
 	}
 	read_pagecache(phase);
+	{
+		long long free, file;
+
+		free_and_file(&free, &file);
+		ksft_print_msg("L=%ld: after reading %d MiB of %s: free %lld, file LRU %lld pages\n",
+			       order, PAGECACHE_MB, LAB_DISK, free, file);
+	}
 	memfd = memfd_create("rel_unreachable", MFD_CLOEXEC);
 	if (memfd < 0 || ftruncate(memfd, len)) {
 		ksft_print_msg("memfd of %zu MiB: %s\n", len >> 20, strerror(errno));
