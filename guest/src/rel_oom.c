@@ -65,25 +65,32 @@ static void child(int fd, long edge_kb, int hold)
 	_exit(0);
 }
 
+/*
+ * Read @mb MiB of the disk into the page cache. The disk stays open for
+ * the whole test: the last close of a block device truncates its page
+ * cache (kill_bdev()).
+ */
 static void read_disk(off_t start_mb, int mb)
 {
 	static char buf[1 << 20];
-	int fd = open(LAB_DISK, O_RDONLY), i;
+	static int fd = -1;
+	int i;
 
+	if (fd < 0)
+		fd = open(LAB_DISK, O_RDONLY);
 	if (fd < 0)
 		return;
 	for (i = 0; i < mb; i++)
-		if (pread(fd, buf, sizeof(buf), (start_mb + i) << 20) < 0) {
+		if (pread(fd, buf, sizeof(buf), (start_mb + i) << 20) <= 0) {
 			ksft_print_msg("read %s: %s\n", LAB_DISK, strerror(errno));
 			break;
 		}
-	close(fd);
 }
 
 static int run_round(int idx, struct round *r, int hold)
 {
 	long free, min, low, high, edge_kb;
-	long long oom0, stall0, steal0;
+	long long oom0, stall0, steal0, file0;
 	int fds[2], status, err;
 	pid_t pid;
 
@@ -99,6 +106,7 @@ static int run_round(int idx, struct round *r, int hold)
 	write_text(RXRING_CONTROL, "start");
 	read_disk((off_t)idx * 192, 128);
 	oom0 = vmstat_or("oom_kill", 0);
+	file0 = vmstat_or("nr_inactive_file", 0) + vmstat_or("nr_active_file", 0);
 	stall0 = vmstat_or("allocstall_dma32", 0) + vmstat_or("allocstall_normal", 0);
 	steal0 = vmstat_or("pgsteal_kswapd", 0) + vmstat_or("pgsteal_direct", 0);
 	if (pipe(fds)) {
@@ -126,8 +134,8 @@ static int run_round(int idx, struct round *r, int hold)
 	r->oom = vmstat_or("oom_kill", 0) - oom0;
 	r->stall = vmstat_or("allocstall_dma32", 0) + vmstat_or("allocstall_normal", 0) - stall0;
 	r->steal = vmstat_or("pgsteal_kswapd", 0) + vmstat_or("pgsteal_direct", 0) - steal0;
-	ksft_print_msg("round %d L=%ld: child filled %ld MiB to MemAvailable <= %ld KiB, %s; oom_kill +%lld; allocstall +%lld pgsteal +%lld; rxring failures %lld/%lld\n",
-		       idx, r->order, r->filled_mb, edge_kb,
+	ksft_print_msg("round %d L=%ld: page cache %lld pages before the fill; child filled %ld MiB to MemAvailable <= %ld KiB, %s; oom_kill +%lld; allocstall +%lld pgsteal +%lld; rxring failures %lld/%lld\n",
+		       idx, r->order, file0, r->filled_mb, edge_kb,
 		       r->killed ? "KILLED" : WIFEXITED(status) && !WEXITSTATUS(status) ? "exited 0" : "failed",
 		       r->oom, r->stall, r->steal, rxring_stat("failures"), rxring_stat("attempts"));
 	sleep_s(1);

@@ -91,21 +91,28 @@ static void free_and_file(long long *free, long long *file)
 	fclose(f);
 }
 
+/*
+ * Read 256 MiB of the disk into the page cache. The disk stays open for
+ * the whole test: the last close of a block device truncates its page
+ * cache (kill_bdev()), which would undo the read at once.
+ */
 static void read_pagecache(int phase)
 {
 	static char buf[1 << 20];
-	int fd = open(LAB_DISK, O_RDONLY), i;
+	static int fd = -1;
+	int i;
 
+	if (fd < 0)
+		fd = open(LAB_DISK, O_RDONLY);
 	if (fd < 0) {
 		ksft_print_msg("open %s: %s\n", LAB_DISK, strerror(errno));
 		return;
 	}
 	for (i = 0; i < PAGECACHE_MB; i++)
-		if (pread(fd, buf, sizeof(buf), ((off_t)phase * PAGECACHE_MB + i) << 20) < 0) {
+		if (pread(fd, buf, sizeof(buf), ((off_t)phase * PAGECACHE_MB + i) << 20) <= 0) {
 			ksft_print_msg("read %s: %s\n", LAB_DISK, strerror(errno));
 			break;
 		}
-	close(fd);
 }
 
 /*
