@@ -312,7 +312,11 @@ def main(argv):
     if not configs:
         configs = sorted({re.sub(r"\.\d+\.result$", "", n) for n in os.listdir(outdir)
                           if re.search(r"\.\d+\.result$", n)})
-    runs = collect(outdir, configs)
+    every = collect(outdir, configs)
+    # A boot that did not finish (no "bench: done", e.g. killed or crashed)
+    # is listed, never counted.
+    runs = [r for r in every if r["summary"].get("done") == 1]
+    broken = [f"{r['config']}.{r['rep']}" for r in every if r["summary"].get("done") != 1]
     configs = [c for c in configs if any(r["config"] == c for r in runs)]
     if not runs:
         sys.exit(f"report: no bench results in {outdir}")
@@ -326,6 +330,8 @@ def main(argv):
     if fp:
         print("\nfast path (ns per alloc+free pair, median):")
         print(fp)
+    if broken:
+        print("note: unfinished boots, not counted: " + " ".join(broken))
     bad = [f"{r['config']}.{r['rep']}" for r in runs
            if r["summary"].get("lab_end_rc") != 0 or r["summary"].get("fragment_ok") != 1]
     if bad:

@@ -5,11 +5,13 @@
 # 15 with 5 or more repeats), then the
 # report (bench/report.py: CSV/TSV, side-by-side table, gnuplot PNGs).
 #
-# usage: bench/run.sh [-s SET] [-r REPEATS] [-t SECS] [-o OUTDIR] [-n]
+# usage: bench/run.sh [-s SET] [-r REPEATS] [-f FIRST] [-t SECS] [-o OUTDIR] [-n]
 #   -s SET      bench/sets/SET lists the configurations (default: run)
 #   -r REPEATS  boots per configuration (default 1)
+#   -f FIRST    first repeat number (default 1): with -o, finish an interrupted run
 #   -t SECS     length of the RX-ring run in the guest (default 30)
-#   -o OUTDIR   default build/results/SET-<date>; build/results/latest-SET links it
+#   -o OUTDIR   default build/results/SET-<date>; build/results/latest-SET links it;
+#               an existing OUTDIR is extended (its configurations stay in the report)
 #   -n          no fast-path boots
 # Configurations are bench/configs/NAME.conf (variant=, sysctl=). Repeats are
 # interleaved (rep 1 of every config, then rep 2, ...) so drift on the host
@@ -18,7 +20,7 @@ set -eu
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/../scripts/lib.sh"
 
-set_name=run repeats=1 secs=30 outdir="" fastpath=1 fp_reps=7
+set_name=run repeats=1 first=1 secs=30 outdir="" fastpath=1 fp_reps=7
 MEM=1024
 # A fixed -icount shift: the guest runs 2^-SHIFT instructions per virtual ns
 # (shift 2: 250 M/s) whatever else the host is doing, so a busy host makes a
@@ -27,17 +29,18 @@ MEM=1024
 # loaded, and turn host load into failures.
 SHIFT=${BENCH_ICOUNT_SHIFT:-2}
 
-while getopts "s:r:t:o:n" opt; do
+while getopts "s:r:f:t:o:n" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
 	r)
 		repeats=$OPTARG
 		[ "$repeats" -ge 5 ] && fp_reps=15
 		;;
+	f) first=$OPTARG ;;
 	t) secs=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	n) fastpath=0 ;;
-	*) die "usage: bench/run.sh [-s SET] [-r REPEATS] [-t SECS] [-o OUTDIR] [-n]" ;;
+	*) die "usage: bench/run.sh [-s SET] [-r REPEATS] [-f FIRST] [-t SECS] [-o OUTDIR] [-n]" ;;
 	esac
 done
 
@@ -78,26 +81,16 @@ boot_one() {
 	echo "$cfg	$rep	$variant	$rc" >>"$outdir/runs.tsv"
 }
 
-# make_disk IMG: a sparse ext2 image holding one sparse 2 GiB file, big, whose
-# page cache the scenario streams (guest/jobs/bench.sh, pick_disk).
-make_disk() {
-	local dir
-	command -v mke2fs >/dev/null || die "mke2fs missing: apt-get install e2fsprogs"
-	dir=$(mktemp -d)
-	truncate -s 2G "$dir/big"
-	mke2fs -q -t ext2 -F -d "$dir" "$1" 3G
-	rm -rf "$dir"
-}
-
 main() {
 	local stamp v cfg rep variants=()
 	stamp=$(date -u +%Y%m%d-%H%M%S)
 	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
 	mkdir -p "$outdir"
 	ln -sfn "$outdir" "$BUILD/results/latest-$set_name"
-	disk=$BUILD/bench/disk-ext2.img
-	mkdir -p "$BUILD/bench"
-	[ -e "$disk" ] || make_disk "$disk"
+	# BENCH_DISK: another image for a second run beside this one (QEMU locks it).
+	disk=${BENCH_DISK:-$BUILD/bench/disk.img}
+	mkdir -p "$(dirname "$disk")"
+	[ -e "$disk" ] || truncate -s 2G "$disk"
 
 	for cfg in "${configs[@]}"; do
 		v=$(conf_get "$cfg" variant)
@@ -106,6 +99,16 @@ main() {
 	for v in "${variants[@]}"; do
 		ensure_variant "$v"
 	done
+	# An existing OUTDIR is extended: its configurations stay in the report.
+	local all_configs=("${configs[@]}")
+	if [ -f "$outdir/meta.tsv" ]; then
+		local old
+		old=$(sed -n 's/^configs\t//p' "$outdir/meta.tsv")
+		all_configs=()
+		for cfg in $old "${configs[@]}"; do
+			case " ${all_configs[*]} " in *" $cfg "*) ;; *) all_configs+=("$cfg") ;; esac
+		done
+	fi
 	{
 		echo "set	$set_name"
 		echo "repeats	$repeats"
@@ -113,12 +116,12 @@ main() {
 		echo "mem_mib	$MEM"
 		echo "icount_shift	$SHIFT"
 		echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
-		echo "configs	${configs[*]}"
+		echo "configs	${all_configs[*]}"
 		echo "debian_kernel	$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || echo unknown)"
 	} >"$outdir/meta.tsv"
-	: >"$outdir/runs.tsv"
+	touch "$outdir/runs.tsv"
 
-	for rep in $(seq 1 "$repeats"); do
+	for rep in $(seq "$first" "$repeats"); do
 		for cfg in "${configs[@]}"; do
 			boot_one "$cfg" "$rep"
 		done
