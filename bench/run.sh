@@ -69,7 +69,7 @@ boot_one() {
 	local cfg=$1 rep=$2 variant sysctl stem rc=0
 	variant=$(conf_get "$cfg" variant)
 	sysctl=$(conf_get "$cfg" sysctl)
-	stem=bench-$cfg-$rep
+	stem=bench-$runid-$cfg-$rep
 	say "[$cfg rep $rep/$repeats] variant $variant sysctl '${sysctl:-none}'"
 	"$LAB_ROOT/scripts/boot.sh" --variant "$variant" --job bench --mem "$MEM" \
 		--disk "$disk" --timeout $((secs * 8 + 600)) --name "$stem" --no-icount \
@@ -87,8 +87,10 @@ main() {
 	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
 	mkdir -p "$outdir"
 	ln -sfn "$outdir" "$BUILD/results/latest-$set_name"
-	# BENCH_DISK: another image for a second run beside this one (QEMU locks it).
-	disk=${BENCH_DISK:-$BUILD/bench/disk.img}
+	runid=$(basename "$outdir")
+	# One sparse image per result folder: QEMU locks its image, and runs
+	# side by side must not share one (nor their log names).
+	disk=${BENCH_DISK:-$outdir/disk.img}
 	mkdir -p "$(dirname "$disk")"
 	[ -e "$disk" ] || truncate -s 2G "$disk"
 
@@ -132,10 +134,10 @@ main() {
 	if [ "$fastpath" = 1 ]; then
 		for v in "${variants[@]}"; do
 			"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench-fastpath --mem "$MEM" \
-				--timeout 900 --name "bench-fastpath-$v" --no-icount \
+				--timeout 900 --name "bench-$runid-fastpath-$v" --no-icount \
 				--append "kunit.enable=0 tsc=reliable lab.reps=$fp_reps" -- -icount shift=0 ||
 				say "fast-path boot of $v FAILED; kept its logs"
-			cp "$LOGS/bench-fastpath-$v.result" "$outdir/fastpath-$v.result" 2>/dev/null || true
+			cp "$LOGS/bench-$runid-fastpath-$v.result" "$outdir/fastpath-$v.result" 2>/dev/null || true
 		done
 	fi
 
