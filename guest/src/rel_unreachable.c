@@ -388,8 +388,14 @@ int main(void)
 	kmsg_mark("rel_unreachable: start\n");
 	ksft_set_plan(7);
 
-	ok_on = !run_setting(0, 3, strict0, secs, &on);
-	ok_off = !run_setting(1, 0, strict0, secs, &off);
+	/* lab.rel_stock_first=1 swaps the order, to look for an order effect */
+	if (cmdline_long("rel_stock_first", 0)) {
+		ok_off = !run_setting(0, 0, strict0, secs, &off);
+		ok_on = !run_setting(1, 3, strict0, secs, &on);
+	} else {
+		ok_on = !run_setting(0, 3, strict0, secs, &on);
+		ok_off = !run_setting(1, 0, strict0, secs, &off);
+	}
 	lab_restore_sysctls();
 
 	ksft_test_result(ok_on && on.reached,
