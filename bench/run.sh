@@ -13,7 +13,8 @@
 #   -o OUTDIR   default build/results/SET-<date>; build/results/latest-SET links it;
 #               an existing OUTDIR is extended (its configurations stay in the report)
 #   -n          no fast-path boots
-# Configurations are bench/configs/NAME.conf (variant=, sysctl=). Repeats are
+# Configurations are bench/configs/NAME.conf (variant=, sysctl=, optional append=
+# for more guest command line). Repeats are
 # interleaved (rep 1 of every config, then rep 2, ...) so drift on the host
 # spreads over all columns. Raw logs stay in OUTDIR next to the parsed data.
 set -eu
@@ -66,19 +67,31 @@ ensure_variant() {
 
 # boot_one CONFIG REP: one scenario boot; the raw result lands in OUTDIR.
 boot_one() {
-	local cfg=$1 rep=$2 variant sysctl stem rc=0
+	local cfg=$1 rep=$2 variant sysctl extra stem rc=0
 	variant=$(conf_get "$cfg" variant)
 	sysctl=$(conf_get "$cfg" sysctl)
+	extra=$(conf_get "$cfg" append)
 	stem=bench-$runid-$cfg-$rep
 	say "[$cfg rep $rep/$repeats] variant $variant sysctl '${sysctl:-none}'"
 	"$LAB_ROOT/scripts/boot.sh" --variant "$variant" --job bench --mem "$MEM" \
 		--disk "$disk" --timeout $((secs * 8 + 600)) --name "$stem" --no-icount \
-		--append "kunit.enable=0 tsc=reliable lab.cfg=$cfg lab.secs=$secs${sysctl:+ lab.sysctl=$sysctl}" \
+		--append "kunit.enable=0 tsc=reliable lab.cfg=$cfg lab.secs=$secs${sysctl:+ lab.sysctl=$sysctl}${extra:+ $extra}" \
 		-- -icount "shift=$SHIFT" || rc=$?
 	cp "$LOGS/$stem.result" "$outdir/$cfg.$rep.result" 2>/dev/null || true
 	cp "$LOGS/$stem.console.log" "$outdir/$cfg.$rep.console.log" 2>/dev/null || true
 	[ "$rc" = 0 ] || say "[$cfg rep $rep] boot FAILED (rc=$rc); kept its logs, going on"
 	echo "$cfg	$rep	$variant	$rc" >>"$outdir/runs.tsv"
+}
+
+# make_disk IMG: a sparse ext2 image holding one sparse 2 GiB file, big, whose
+# page cache the scenario streams (guest/jobs/bench.sh, pick_disk).
+make_disk() {
+	local dir
+	command -v mke2fs >/dev/null || die "mke2fs missing: apt-get install e2fsprogs"
+	dir=$(mktemp -d)
+	truncate -s 2G "$dir/big"
+	mke2fs -q -t ext2 -F -d "$dir" "$1" 3G
+	rm -rf "$dir"
 }
 
 main() {
@@ -90,9 +103,9 @@ main() {
 	runid=$(basename "$outdir")
 	# One sparse image per result folder: QEMU locks its image, and runs
 	# side by side must not share one (nor their log names).
-	disk=${BENCH_DISK:-$outdir/disk.img}
+	disk=${BENCH_DISK:-$outdir/disk-ext2.img}
 	mkdir -p "$(dirname "$disk")"
-	[ -e "$disk" ] || truncate -s 2G "$disk"
+	[ -e "$disk" ] || make_disk "$disk"
 
 	for cfg in "${configs[@]}"; do
 		v=$(conf_get "$cfg" variant)
