@@ -17,6 +17,8 @@
 #   lab.cfg=NAME          configuration name, echoed back
 #   lab.sysctl=K=V,K=V    sysctls; V may be xN for N times the boot value
 #   lab.secs=S            length of the RX-ring run (default 30)
+#   lab.frag=0            skip the fragmenter (the control: same load, memory
+#                         as it is after boot)
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
 # "== snap" and "== end", "rxring: key value", "streamread: ..." lines.
 set -eu
@@ -129,6 +131,7 @@ main() {
 	cfg=$(cmdline_arg lab.cfg unnamed)
 	sysctls=$(cmdline_arg lab.sysctl "")
 	secs=$(cmdline_arg lab.secs 30)
+	frag=$(cmdline_arg lab.frag 1)
 
 	out "bench: config $cfg"
 	out "bench: kernel $(uname -r)"
@@ -148,7 +151,11 @@ main() {
 	ra=$(blockdev --getra /dev/vda)
 	blockdev --setra 0 /dev/vda
 	frag_rc=0
-	"$BIN/fragmenter" -D -d "$DISK" >/tmp/frag.out 2>&1 || frag_rc=$?
+	if [ "$frag" = 0 ]; then
+		echo "fragmenter: skipped (lab.frag=0)" >/tmp/frag.out
+	else
+		"$BIN/fragmenter" -D -d "$DISK" >/tmp/frag.out 2>&1 || frag_rc=$?
+	fi
 	blockdev --setra "$ra" /dev/vda
 	cat /tmp/frag.out
 	sed 's/^/  /' /tmp/frag.out | grep -v '^  fragmenter: buddyinfo' >"$RESULT" || true
