@@ -6,8 +6,8 @@
  * Load: the fragmenter (-D, holding a fragmented zone) and rxring
  * (GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, drained
  * every second) run for the whole test. For lab.flip_secs (default 20) s,
- * as fast as the one vCPU allows (nice -10, 1 ms pause per round; the
- * rate is printed): write a random vm.watermark_ladder_order in 0..MAX_PAGE_ORDER
+ * as fast as the one vCPU allows (SCHED_FIFO 1, 1 ms pause per round;
+ * the rate is printed): write a random vm.watermark_ladder_order in 0..MAX_PAGE_ORDER
  * and a random vm.watermark_ladder_strict in 0..1, read both back, read the
  * four ladder counters; every 10th round also write "-1" to one knob,
  * which must fail with EINVAL and change nothing.
@@ -20,6 +20,7 @@
  * Sysctls restored. Skips without the series, the disk or the module.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <sys/resource.h>
 
 #include "ladder_util.h"
@@ -71,9 +72,17 @@ int main(void)
 	ksft_test_result(holder > 0 && (rc == 0 || rc == 1) && !err,
 			 "load running: fragmenter holder %d (exit %d), rxring %s\n", holder, rc,
 			 err ? strerror(-err) : "loaded");
-	/* one vCPU shared with softirq refills and kswapd: ask for a fair share */
-	if (setpriority(PRIO_PROCESS, 0, -10))
-		ksft_print_msg("setpriority(-10): %s\n", strerror(errno));
+	/*
+	 * One vCPU shared with softirq refills and a busy kswapd: run the
+	 * flipper as SCHED_FIFO 1 (it sleeps 1 ms every round, so the rest
+	 * still runs), or at nice -10 if that is refused.
+	 */
+	if (sched_setscheduler(0, SCHED_FIFO, &(struct sched_param){ .sched_priority = 1 })) {
+		ksft_print_msg("sched_setscheduler(SCHED_FIFO): %s; nice -10 instead\n",
+			       strerror(errno));
+		if (setpriority(PRIO_PROCESS, 0, -10))
+			ksft_print_msg("setpriority(-10): %s\n", strerror(errno));
+	}
 
 	t_end = now_s() + secs;
 	while (now_s() < t_end) {
