@@ -258,9 +258,13 @@ def gnuplot(script):
 def plot_series(outdir, configs):
     off = next((c for c in ("ladder-off", "baseline") if c in configs), None)
     ons = [c for c in ("ladder-relaxed", "ladder-strict") if c in configs]
-    panels = [c for c in [off] + ons if c]
-    panels = [c for c in panels
-              if os.path.exists(os.path.join(outdir, "series", f"{c}.1.tsv"))]
+    panels = []
+    for c in [off] + ons:
+        reps = sorted(int(m.group(1)) for m in
+                      (re.match(re.escape(str(c)) + r"\.(\d+)\.tsv$", n)
+                       for n in os.listdir(os.path.join(outdir, "series"))) if m)
+        if c and reps:
+            panels.append((c, reps[0]))
     if not panels:
         return
     h = 300 * len(panels)
@@ -272,9 +276,9 @@ def plot_series(outdir, configs):
          "set ylabel 'free in blocks >= order 3 (MiB)'",
          "set y2label 'failures %, kswapd CPU %'", "set y2tics",
          "set ytics nomirror", "set xrange [0:*]", "set yrange [0:*]", "set y2range [0:105]"]
-    for c in panels:
-        f = os.path.join(outdir, "series", f"{c}.1.tsv")
-        s.append(f"set title '{c} (rep 1)'")
+    for c, rep in panels:
+        f = os.path.join(outdir, "series", f"{c}.{rep}.tsv")
+        s.append(f"set title '{c} (rep {rep})'")
         s.append(f"plot '{f}' every ::1 using 1:($2/256) with lines lw 2 lc rgb '#1f77b4' "
                  f"title 'free >= order 3', "
                  f"'' every ::1 using 1:9 axes x1y2 with lines dt 2 lc rgb '#2ca02c' "
