@@ -6,9 +6,14 @@
  * Scenario: the benchmark's fragmenter (guest/src/fragmenter.c, -D) puts
  * the biggest zone above its high watermark with (almost) no free block of
  * order >= 3 and holds it there; the rxring module (module/rxring.c) then
- * makes GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, given
- * back every second. Three phases of lab.kswapd_secs (default 10) s each,
- * each on a freshly fragmented zone (the demand of one phase makes kswapd
+ * makes GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 16, given
+ * back every second. The small ring fills as soon as a few blocks exist,
+ * and then the refills mostly reuse the blocks the ring lets go, so the
+ * blocks kcompactd makes stay free for a while: the state where only
+ * the ladder is short (a block is free, the ladder's step is not), which
+ * is when the series counts a ladder wake. (lab.kswapd_rate= and
+ * lab.kswapd_ring= change rate and ring.) Three phases of lab.kswapd_secs
+ * (default 10) s each, each on a freshly fragmented zone (the demand of one phase makes kswapd
  * and kcompactd heal the zone, so the fragmenter runs again, with the
  * ladder off, before each):
  *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake stays flat,
@@ -141,7 +146,8 @@ int main(void)
 	ksft_set_plan(6);
 
 	snprintf(params, sizeof(params),
-		 "order=3 rate=2000 ring=256 drain_ms=1000 duration_ms=3600000");
+		 "order=3 rate=%ld ring=%ld drain_ms=1000 duration_ms=3600000",
+		 cmdline_long("kswapd_rate", 2000), cmdline_long("kswapd_ring", 16));
 	err = module_load(RXRING_KO, params);
 	ksft_test_result(!err, "rxring loads (%s)%s%s\n", params, err ? ": " : "",
 			 err ? strerror(-err) : "");
