@@ -13,7 +13,10 @@
  * while the ladder's order-3 step (low >> 3 pages in blocks >= 3) is not:
  * the ladder alone is short, which is when the series wakes kswapd and
  * counts kswapd_ladder_wake, "before atomic requests fail, not after".
- * (lab.kswapd_rate= and lab.kswapd_ring= change rate and ring.) Three
+ * vm.watermark_boost_factor is 0 for the test: the fragmenter's fallbacks
+ * would boost the watermarks, and a wake while boosted is the boost's, not
+ * counted as the ladder's. (lab.kswapd_rate= and lab.kswapd_ring= change
+ * rate and ring.) Three
  * phases of lab.kswapd_secs (default 10) s each, each on a freshly
  * fragmented zone (kswapd and kcompactd heal the zone in a phase, so the
  * fragmenter runs again, with the ladder off, before each):
@@ -63,7 +66,7 @@ static void sample(long long v[NR_LADDER_COUNTERS])
 static long long phase(const char *label, long order, long strict, int *frag_ok)
 {
 	long long a[NR_LADDER_COUNTERS], b[NR_LADDER_COUNTERS];
-	long long att, fail, cpu0, cpu;
+	long long att, fail, cpu0, cpu, runs0;
 	double t0;
 	int err, i, s, rc;
 
@@ -88,6 +91,7 @@ static long long phase(const char *label, long order, long strict, int *frag_ok)
 	sleep_s(1);	/* let wakes caused by the last phase settle */
 	sample(a);
 	cpu0 = task_cpu_ticks(kswapd);
+	runs0 = vmstat_or("pageoutrun", 0);
 	err = write_text(RXRING_CONTROL, "start");
 	if (err) {
 		ksft_print_msg("%s: rxring start: %s\n", label, strerror(-err));
@@ -105,8 +109,9 @@ static long long phase(const char *label, long order, long strict, int *frag_ok)
 		ksft_print_msg("%s: rxring stop: %s\n", label, strerror(-err));
 	sample(b);
 	cpu = task_cpu_ticks(kswapd);
-	ksft_print_msg("%s (order %ld strict %ld, %d s): rxring attempts %lld failures %lld, kswapd0 cpu %lld ticks\n",
-		       label, order, strict, secs, att, fail, cpu - cpu0);
+	ksft_print_msg("%s (order %ld strict %ld, %d s): rxring attempts %lld failures %lld, kswapd0 cpu %lld ticks, pageoutrun +%lld\n",
+		       label, order, strict, secs, att, fail, cpu - cpu0,
+		       vmstat_or("pageoutrun", 0) - runs0);
 	for (i = 0; i < NR_LADDER_COUNTERS; i++)
 		ksft_print_msg("%s:   %-28s +%lld\n", label, ladder_counters[i], b[i] - a[i]);
 	if (att <= 0) {
@@ -135,8 +140,11 @@ int main(void)
 	secs = cmdline_long("kswapd_secs", 10);
 	kswapd = pid_of("kswapd0");
 	if (sysctl_get(LADDER_ORDER, &order0) || sysctl_get(LADDER_STRICT, &strict0) ||
-	    lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_STRICT))
+	    lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_STRICT) ||
+	    lab_save_sysctl("/proc/sys/vm/watermark_boost_factor"))
 		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
+	if (sysctl_set("/proc/sys/vm/watermark_boost_factor", 0))
+		ksft_exit_fail_msg("set vm.watermark_boost_factor=0: %s\n", strerror(errno));
 	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the kswapd_ladder_* counters\n");
 	ksft_set_plan(5);
