@@ -240,6 +240,11 @@ def fastpath(outdir):
         if ("0", order) in med and ("3", order) in med and med[("0", order)]:
             r = med[("3", order)] / med[("0", order)]
             lines.append(f"ratio_on_off\t{order}\t-\t{r:.4f}\t({100 * (r - 1):+.2f}%)\t")
+        for lad in ("0", "3"):
+            if ("none", order) in med and (lad, order) in med and med[("none", order)]:
+                r = med[(lad, order)] / med[("none", order)]
+                name = "ratio_off_stock" if lad == "0" else "ratio_on_stock"
+                lines.append(f"{name}\t{order}\t-\t{r:.4f}\t({100 * (r - 1):+.2f}%)\t")
     text = "\n".join(lines) + "\n"
     with open(os.path.join(outdir, "fastpath.tsv"), "w") as f:
         f.write(f"# kernel {kernel}\n" + text)
