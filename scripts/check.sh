@@ -114,6 +114,16 @@ guest_tests() {
 	run_step "in-guest tests ($v)" "$LAB_ROOT/scripts/tap-results.sh" "$result" || true
 }
 
+# reliability_tests VARIANT: boot job `reliability` (issue 5: unreachable
+# ladder, OOM kills, knob flipping under load, data integrity; ~7 min).
+reliability_tests() {
+	local v=$1
+	run_step "boot $v, job reliability" "$LAB_ROOT/scripts/boot.sh" --variant "$v" \
+		--job reliability --timeout 900 --disk "$BUILD/check-disk.img" || true
+	run_step "reliability tests ($v)" "$LAB_ROOT/scripts/tap-results.sh" \
+		"$LOGS/$v-reliability.result" || true
+}
+
 main() {
 	local variant=${1:-patched}
 	mkdir -p "$LOGS"
@@ -124,6 +134,7 @@ main() {
 		run_step "shellcheck" run_shellcheck || true
 		run_step "host parser tests" "$LAB_ROOT/tests/run.sh" || true
 		guest_tests patched "${LAB_CHECK_TIMEOUT:-600}"
+		reliability_tests patched
 	else
 		guest_tests debug "${LAB_CHECK_TIMEOUT:-1800}"
 	fi
