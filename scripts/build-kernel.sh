@@ -42,6 +42,7 @@ make_logged() {
 	kill "$tick" 2>/dev/null || true
 	wait "$tick" 2>/dev/null || true
 	if [ "$rc" -ne 0 ]; then
+		die_if_full "$2" "the build" "$log"
 		grep -E 'error|Error' "$log" | head -20 >&2 || true
 		say "build failed; full log: $log"
 	fi
@@ -65,6 +66,7 @@ main() {
 	src=$(variant_src "$variant")
 	obj=$OBJ/$variant
 	[ -d "$src" ] || die "$src missing: run scripts/tree.sh first"
+	need_space "$obj" 1024 "a kernel build in build/obj/$variant"
 	mkdir -p "$LOGS"
 	take_lock "$variant"
 	t0=$(date +%s)

@@ -133,6 +133,7 @@ main() {
 		run_step "checkpatch --strict" checkpatch_series || true
 		run_step "shellcheck" run_shellcheck || true
 		run_step "host parser tests" "$LAB_ROOT/tests/run.sh" || true
+		run_step "host harness: bad input" "$LAB_ROOT/tests/harness.sh" || true
 		guest_tests patched "${LAB_CHECK_TIMEOUT:-600}"
 		reliability_tests patched
 	else

@@ -4,7 +4,8 @@
 # installed with one `apt-get update` + `apt-get install --no-install-recommends`.
 # When that is not possible, one line per missing tool:
 #   missing: <tool> (apt-get install <package>)
-# and a non-zero exit.
+# and a non-zero exit. LAB_NO_INSTALL=1 only reports (no apt-get).
+# python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -28,9 +29,12 @@ flock util-linux
 ccache ccache
 qemu-system-x86_64 qemu-system-x86
 gnuplot gnuplot-nox
+mke2fs e2fsprogs
 shellcheck shellcheck
 pkg:libelf-dev libelf-dev
 pkg:libssl-dev libssl-dev
+pkg:python3-ply python3-ply
+pkg:python3-git python3-git
 pkg:busybox-static busybox-static
 pkg:linux-source-6.12 linux-source-6.12
 '
@@ -60,7 +64,7 @@ main() {
 		return
 	fi
 	pkgs=$(cut -d' ' -f2 <<<"$todo" | sort -u | tr '\n' ' ')
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	if [ "${LAB_NO_INSTALL:-0}" != 1 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		say "installing: $pkgs"
 		export DEBIAN_FRONTEND=noninteractive
 		# shellcheck disable=SC2086 # a list of package names

@@ -72,14 +72,23 @@ main() {
 	local variant=${1:?usage: initramfs.sh patched|baseline|debug} src bindir tool list
 	src=$(variant_src "$variant")
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX missing (apt-get install busybox-static)"
+	need_space "$OUT" 64 "the $variant initramfs"
 	mkdir -p "$OUT"
 	bindir=$OUT/bin
 	build_guest_programs "$src" "$bindir"
 	tool=$(gen_init_cpio "$src")
 	list=$OUT/$variant.list
 	file_list "$variant" "$bindir" >"$list"
-	"$tool" "$list" | gzip -n -6 >"$OUT/$variant.cpio.gz.tmp"
-	mv "$OUT/$variant.cpio.gz.tmp" "$OUT/$variant.cpio.gz"
+	# A private temporary name: two runs may build the same variant at once.
+	if ! "$tool" "$list" 2>"$OUT/$variant.err.$$" | gzip -n -6 >"$OUT/$variant.cpio.gz.$$" 2>>"$OUT/$variant.err.$$"; then
+		rm -f "$OUT/$variant.cpio.gz.$$"
+		die_if_full "$OUT" "the $variant initramfs" "$OUT/$variant.err.$$"
+		cat "$OUT/$variant.err.$$" >&2
+		rm -f "$OUT/$variant.err.$$"
+		die "cannot write build/initramfs/$variant.cpio.gz"
+	fi
+	rm -f "$OUT/$variant.err.$$"
+	mv "$OUT/$variant.cpio.gz.$$" "$OUT/$variant.cpio.gz"
 	say "$variant: build/initramfs/$variant.cpio.gz ($(du -k "$OUT/$variant.cpio.gz" | cut -f1) KiB;" \
 		"$(grep -c '^file /lab/bin/' "$list") programs, $(grep -c '^file /lab/modules/' "$list") modules)"
 }

@@ -56,3 +56,27 @@ kmake() {
 	shift 2
 	CCACHE_BASEDIR=$BUILD make -C "$src" O="$obj" CC="ccache gcc" "$@"
 }
+
+# free_mib DIR: MiB available on the filesystem that holds DIR (or would: the
+# nearest existing parent).
+free_mib() {
+	local d=$1
+	while [ ! -e "$d" ]; do d=$(dirname "$d"); done
+	df -Pm "$d" | awk 'NR == 2 { print $4 }'
+}
+
+# need_space DIR MIB WHAT: die in one line unless DIR's filesystem has MIB MiB
+# free for WHAT. LAB_BUILD can move the whole build folder to a bigger disk.
+need_space() {
+	local have
+	have=$(free_mib "$1")
+	[ "$have" -ge "$2" ] ||
+		die "build folder full: ${1#"$LAB_ROOT"/} has $have MiB free, $3 needs about $2 MiB (free space there, or set LAB_BUILD to a folder on a bigger disk)"
+}
+
+# die_if_full DIR WHAT LOG: after a failed step whose log says ENOSPC, one
+# line naming the full folder instead of the tool's own error lines.
+die_if_full() {
+	grep -qs 'No space left on device' "$3" || return 0
+	die "build folder full: $2 ran out of space in ${1#"$LAB_ROOT"/} ($(free_mib "$1") MiB free now; log: ${3#"$LAB_ROOT"/})"
+}

@@ -13,7 +13,8 @@ set -eu
 
 PKG=linux-source-6.12
 TARBALL=/usr/src/$PKG.tar.xz
-PATCHES=$LAB_ROOT/patches
+# LAB_PATCHES: another patches/ folder (tests/harness.sh feeds it broken ones).
+PATCHES=${LAB_PATCHES:-$LAB_ROOT/patches}
 STAMP=$SRC/series.stamp
 
 # pkg_version: installed Debian package version of the kernel source.
@@ -38,6 +39,8 @@ series_hash() {
 # extract_tree: unpack the Debian tarball and commit it as `base`.
 extract_tree() {
 	[ -f "$TARBALL" ] || die "$TARBALL missing (apt-get install $PKG)"
+	# The tree (1.4 GiB), its git objects (0.3 GiB), the baseline worktree (1.4 GiB).
+	need_space "$SRC" 3500 "extracting $PKG"
 	mkdir -p "$SRC"
 	local tmp=$SRC/.extract.$$
 	rm -rf "$tmp" && mkdir "$tmp"
@@ -59,6 +62,7 @@ extract_tree() {
 ensure_base_worktree() {
 	[ -e "$BASE_TREE/.git" ] && return 0
 	git -C "$TREE" worktree prune
+	need_space "$BASE_TREE" 1600 "the baseline worktree build/src/linux-base"
 	git -C "$TREE" worktree add -q --detach "$BASE_TREE" base
 }
 
@@ -70,20 +74,45 @@ conflict_files() {
 	} | sort -u | tr '\n' ' '
 }
 
+# am_error LOG: git am's first complaint, for the one-line error.
+am_error() {
+	{
+		sed -n -e 's/^error: \(patch failed: .*\|corrupt patch .*\|.*does not exist in index\)/\1/p' \
+			-e '/^CONFLICT/p' "$1"
+		sed -n -e 's/^error: //p' -e 's/^fatal: //p' -e '/^Patch is empty/p' \
+			-e '/^Patch format detection failed/p' "$1"
+	} | head -n 1
+}
+
+# diffstat_mismatch PATCH: for a git format-patch file, "N files in the
+# diffstat, M in the body" when the two differ (a truncated file can end on a
+# file boundary, and git am would apply the first part without a word).
+diffstat_mismatch() {
+	local said body
+	said=$(sed -n '/^---$/,/^diff --git /s/^ \([0-9][0-9]*\) files\{0,1\} changed.*/\1/p' "$1" | head -n 1)
+	[ -n "$said" ] || return 1
+	body=$(grep -c '^diff --git ' "$1" || true)
+	[ "$said" != "$body" ] && echo "its diffstat names $said file(s), its body has $body"
+}
+
 # apply_series: reset the patched tree to `base` and `git am` every patch.
+# A patch that does not apply stops it with one line (git's own output stays
+# in build/src/am.log); the tree is left at the last patch that applied.
 apply_series() {
-	local p files log=$SRC/am.log
+	local p files why log=$SRC/am.log
 	git -C "$TREE" checkout -q -f -B master base
 	for p in $(series_files); do
 		[ -f "$PATCHES/$p" ] || die "patches/series names $p, which does not exist"
+		why=$(diffstat_mismatch "$PATCHES/$p") &&
+			die "patch $p is truncated or damaged: $why; the tree is at the patch before it"
 		if ! git -C "$TREE" -c user.name=lab -c user.email=lab@localhost \
 			am -q --3way "$PATCHES/$p" >"$log" 2>&1; then
 			files=$(conflict_files "$log")
+			why=$(am_error "$log")
 			git -C "$TREE" am --abort >/dev/null 2>&1 || true
 			# Remember this HEAD as ours, so a fixed series may re-apply.
 			printf 'failed\n%s\n' "$(git -C "$TREE" rev-parse HEAD)" >"$STAMP"
-			grep -E '^(error|CONFLICT)' "$log" >&2 || cat "$log" >&2
-			die "patch $p does not apply: conflict in ${files:-(unknown file)}(tree: $PKG $(pkg_version))"
+			die "patch $p does not apply: ${why:-git am failed}${files:+ (files: ${files% })} against $PKG $(pkg_version); git am log: ${log#"$LAB_ROOT"/}"
 		fi
 	done
 }
