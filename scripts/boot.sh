@@ -99,6 +99,8 @@ main() {
 			say "KVM probe: no /dev/kvm, or a KVM guest did not finish in ${LAB_KVM_PROBE_TIMEOUT:-20} s; using TCG"
 		fi
 	fi
+	# CONFIG_PAGE_OWNER of kconfig/debug.config records nothing unless asked.
+	[ "$variant" = debug ] && append="page_owner=on $append"
 	local -a cmd
 	mapfile -t cmd < <(qemu_cmd "$accel" "$console" "$result")
 	rm -f "$console" "$result"

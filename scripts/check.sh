@@ -10,7 +10,8 @@
 # usage: scripts/check.sh [patched|debug]
 #   patched  host checks (deps, series applies, checkpatch, shellcheck, parser
 #            fixtures), then build, boot job `check`: KUnit + in-guest tests
-#   debug    the same guest tests on the debug kernel (no host checks)
+#   debug    the same guest tests on the debug kernel (no host checks), then
+#            the benchmark scenario shortened, ladder relaxed and strict
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -80,7 +81,7 @@ checkpatch_series() {
 run_shellcheck() {
 	local f
 	for f in "$LAB_ROOT"/scripts/*.sh "$LAB_ROOT"/tests/*.sh "$LAB_ROOT"/.ci/run \
-		"$LAB_ROOT"/guest/init "$LAB_ROOT"/guest/jobs/*.sh; do
+		"$LAB_ROOT"/guest/init "$LAB_ROOT"/guest/jobs/*.sh "$LAB_ROOT"/guest/lib/*.sh; do
 		[ -f "$f" ] || continue
 		if (cd "$LAB_ROOT" && shellcheck -s "$(shell_of "$f")" "${f#"$LAB_ROOT"/}"); then
 			echo "PASS: shellcheck ${f#"$LAB_ROOT"/}"
@@ -124,6 +125,28 @@ reliability_tests() {
 		"$LOGS/$v-reliability.result" || true
 }
 
+# debug_bench: the benchmark scenario, shortened (bench set "debug": 10 s,
+# ladder relaxed then strict, no fast-path boots), on the debug kernel. Per
+# configuration: the boot ended cleanly with no splat (scripts/boot.sh), the
+# fragmenter got memory into its state, and the RX ring made atomic attempts.
+debug_bench() {
+	local out=$BUILD/results/check-debug cfg r rc att frc
+	rm -rf "$out"
+	"$LAB_ROOT/bench/run.sh" -s debug -t 10 -n -o "$out" || echo "# bench/run.sh exited $?"
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$LAB_ROOT/bench/sets/debug" | while read -r cfg; do
+		r=$out/$cfg.1.result
+		rc=$(awk -v c="$cfg" '$1 == c { print $4 }' "$out/runs.tsv" 2>/dev/null)
+		att=$(sed -n 's/^rxring: attempts //p' "$r" 2>/dev/null | tail -n 1)
+		frc=$(sed -n 's/^bench: fragment_rc //p' "$r" 2>/dev/null | tail -n 1)
+		if [ "${rc:-x}" = 0 ] && grep -q '^bench: done' "$r" && [ "${att:-0}" -gt 0 ] &&
+			{ [ "$frc" = 0 ] || [ "$frc" = 1 ]; }; then
+			echo "PASS: debug scenario $cfg: clean boot, no splat, $att atomic attempts, $(sed -n 's/^rxring: failures //p' "$r" | tail -n 1) failed, fragmenter rc $frc"
+		else
+			echo "FAIL: debug scenario $cfg: boot rc ${rc:-none}, attempts ${att:-none}, fragmenter rc ${frc:-none}, 'bench: done' $(grep -c '^bench: done' "$r" 2>/dev/null || echo 0); logs: build/results/check-debug"
+		fi
+	done
+}
+
 main() {
 	local variant=${1:-patched}
 	mkdir -p "$LOGS"
@@ -138,6 +161,7 @@ main() {
 		reliability_tests patched
 	else
 		guest_tests debug "${LAB_CHECK_TIMEOUT:-1800}"
+		run_step "debug kernel: shortened benchmark scenario, relaxed and strict" debug_bench || true
 	fi
 	finish
 }

@@ -3,6 +3,7 @@
 #   /bin/busybox            Debian busybox-static (applet links made by /init)
 #   /init                   guest/init
 #   /lab/jobs/*.sh          guest/jobs
+#   /lab/lib/*.sh           guest/lib (shell sourced by the jobs)
 #   /lab/bin/*              guest/src/*.c, static (gcc -static -O2 -Wall), with
 #                           the tree's tools/testing/selftests for kselftest.h
 #   /lab/modules/*.ko       module/, built against build/obj/<variant>
@@ -51,6 +52,7 @@ file_list() {
 		dir /lab 0755 0 0
 		dir /lab/bin 0755 0 0
 		dir /lab/jobs 0755 0 0
+		dir /lab/lib 0755 0 0
 		dir /lab/modules 0755 0 0
 		file /bin/busybox $BUSYBOX 0755 0 0
 		slink /bin/sh busybox 0777 0 0
@@ -61,6 +63,9 @@ file_list() {
 	done
 	for f in "$LAB_ROOT"/guest/jobs/*.sh; do
 		[ -f "$f" ] && echo "file /lab/jobs/${f##*/} $f 0644 0 0"
+	done
+	for f in "$LAB_ROOT"/guest/lib/*.sh; do
+		[ -f "$f" ] && echo "file /lab/lib/${f##*/} $f 0644 0 0"
 	done
 	for f in "$OBJ/$variant.modules"/*.ko; do
 		[ -f "$f" ] && echo "file /lab/modules/${f##*/} $f 0644 0 0"

@@ -129,14 +129,7 @@ int main(void)
 	int err, frag_ok = 1;
 
 	ksft_print_header();
-	if (!have_ladder())
-		lab_skip_all(LADDER_SKIP_HINT);
-	if (access(LAB_DISK, R_OK))
-		lab_skip_all("no %s (%s): the fragmenter needs the virtio disk; boot with scripts/boot.sh --disk IMG\n",
-			     LAB_DISK, strerror(errno));
-	if (access(RXRING_KO, R_OK) || access(FRAGMENTER, X_OK))
-		lab_skip_all("%s or %s missing (%s): initramfs without module/ or the fragmenter\n",
-			     RXRING_KO, FRAGMENTER, strerror(errno));
+	lab_require(LAB_NEED_DISK | LAB_NEED_RXRING | LAB_NEED_FRAGMENTER);
 	secs = cmdline_long("kswapd_secs", 10);
 	kswapd = pid_of("kswapd0");
 	if (sysctl_get(LADDER_ORDER, &order0) || sysctl_get(LADDER_STRICT, &strict0) ||

@@ -212,9 +212,31 @@ void lab_skip_all(const char *fmt, ...)
 	exit(KSFT_SKIP);
 }
 
+/* What a scenario needs; lab_require() skips the program without it. */
+#define LAB_NEED_DISK		0x1	/* the virtio disk at LAB_DISK */
+#define LAB_NEED_RXRING		0x2	/* module/rxring.ko in the initramfs */
+#define LAB_NEED_FRAGMENTER	0x4	/* guest/src/fragmenter.c, built */
+
 #define LADDER_SKIP_HINT \
 	"kernel without the watermark ladder series (stock/baseline): " \
 	"no vm.watermark_ladder_order; build the patched variant (patches/series)\n"
+
+/*
+ * Skip the whole program, saying what is missing, unless the series' knobs
+ * and everything in @need are there.
+ */
+static inline void lab_require(unsigned int need)
+{
+	if (!have_ladder())
+		lab_skip_all(LADDER_SKIP_HINT);
+	if ((need & LAB_NEED_DISK) && access(LAB_DISK, R_OK))
+		lab_skip_all("no %s (%s): the scenario needs the virtio disk; boot with scripts/boot.sh --disk IMG\n",
+			     LAB_DISK, strerror(errno));
+	if ((need & LAB_NEED_RXRING) && access(RXRING_KO, R_OK))
+		lab_skip_all("%s: %s (initramfs built without module/)\n", RXRING_KO, strerror(errno));
+	if ((need & LAB_NEED_FRAGMENTER) && access(FRAGMENTER, X_OK))
+		lab_skip_all("%s: %s (initramfs built without the fragmenter)\n", FRAGMENTER, strerror(errno));
+}
 
 /* lab.NAME=VALUE from the kernel command line, or @def. */
 static inline long cmdline_long(const char *name, long def)

@@ -47,13 +47,7 @@ int main(void)
 	int secs, rc, err, i, round = 0;
 
 	ksft_print_header();
-	if (!have_ladder())
-		lab_skip_all(LADDER_SKIP_HINT);
-	if (access(LAB_DISK, R_OK))
-		lab_skip_all("no %s (%s): the fragmenter needs the virtio disk; boot with scripts/boot.sh --disk IMG\n",
-			     LAB_DISK, strerror(errno));
-	if (access(RXRING_KO, R_OK) || access(FRAGMENTER, X_OK))
-		lab_skip_all("%s or %s missing (%s)\n", RXRING_KO, FRAGMENTER, strerror(errno));
+	lab_require(LAB_NEED_DISK | LAB_NEED_RXRING | LAB_NEED_FRAGMENTER);
 	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
 	secs = cmdline_long("flip_secs", 20);

@@ -151,10 +151,7 @@ int main(void)
 	char splat[512];
 
 	ksft_print_header();
-	if (!have_ladder())
-		lab_skip_all(LADDER_SKIP_HINT);
-	if (access(RXRING_KO, R_OK))
-		lab_skip_all("%s: %s (initramfs built without module/)\n", RXRING_KO, strerror(errno));
+	lab_require(LAB_NEED_RXRING);
 	if (access(LAB_DISK, R_OK))
 		ksft_print_msg("no %s: rounds run without page cache to reclaim\n", LAB_DISK);
 	hold = cmdline_long("oom_hold", 10);

@@ -370,13 +370,7 @@ int main(void)
 	int secs, ok_on, ok_off, bad, i, k;
 
 	ksft_print_header();
-	if (!have_ladder())
-		lab_skip_all(LADDER_SKIP_HINT);
-	if (access(LAB_DISK, R_OK))
-		lab_skip_all("no %s (%s): the scenario reclaims its page cache; boot with scripts/boot.sh --disk IMG\n",
-			     LAB_DISK, strerror(errno));
-	if (access(RXRING_KO, R_OK))
-		lab_skip_all("%s: %s (initramfs built without module/)\n", RXRING_KO, strerror(errno));
+	lab_require(LAB_NEED_DISK | LAB_NEED_RXRING);
 	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the kswapd_ladder_* counters\n");
 	secs = cmdline_long("rel_secs", 60);
