@@ -80,7 +80,7 @@ checkpatch_series() {
 # run_shellcheck: shellcheck on the harness and guest shell, one result each.
 run_shellcheck() {
 	local f
-	for f in "$LAB_ROOT"/scripts/*.sh "$LAB_ROOT"/tests/*.sh "$LAB_ROOT"/.ci/run \
+	for f in "$LAB_ROOT"/scripts/*.sh "$LAB_ROOT"/tests/*.sh "$LAB_ROOT"/bench/*.sh "$LAB_ROOT"/.ci/run \
 		"$LAB_ROOT"/guest/init "$LAB_ROOT"/guest/jobs/*.sh "$LAB_ROOT"/guest/lib/*.sh; do
 		[ -f "$f" ] || continue
 		if (cd "$LAB_ROOT" && shellcheck -s "$(shell_of "$f")" "${f#"$LAB_ROOT"/}"); then
@@ -136,11 +136,12 @@ debug_bench() {
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$LAB_ROOT/bench/sets/debug" | while read -r cfg; do
 		r=$out/$cfg.1.result
 		rc=$(awk -v c="$cfg" '$1 == c { print $4 }' "$out/runs.tsv" 2>/dev/null)
-		att=$(sed -n 's/^rxring: attempts //p' "$r" 2>/dev/null | tail -n 1)
-		frc=$(sed -n 's/^bench: fragment_rc //p' "$r" 2>/dev/null | tail -n 1)
+		# the result channel is a serial line: CR LF
+		att=$(tr -d '\r' <"$r" 2>/dev/null | sed -n 's/^rxring: attempts //p' | tail -n 1)
+		frc=$(tr -d '\r' <"$r" 2>/dev/null | sed -n 's/^bench: fragment_rc //p' | tail -n 1)
 		if [ "${rc:-x}" = 0 ] && grep -q '^bench: done' "$r" && [ "${att:-0}" -gt 0 ] &&
 			{ [ "$frc" = 0 ] || [ "$frc" = 1 ]; }; then
-			echo "PASS: debug scenario $cfg: clean boot, no splat, $att atomic attempts, $(sed -n 's/^rxring: failures //p' "$r" | tail -n 1) failed, fragmenter rc $frc"
+			echo "PASS: debug scenario $cfg: clean boot, no splat, $att atomic attempts, $(tr -d '\r' <"$r" | sed -n 's/^rxring: failures //p' | tail -n 1) failed, fragmenter rc $frc"
 		else
 			echo "FAIL: debug scenario $cfg: boot rc ${rc:-none}, attempts ${att:-none}, fragmenter rc ${frc:-none}, 'bench: done' $(grep -c '^bench: done' "$r" 2>/dev/null || echo 0); logs: build/results/check-debug"
 		fi
@@ -157,6 +158,7 @@ main() {
 		run_step "shellcheck" run_shellcheck || true
 		run_step "host parser tests" "$LAB_ROOT/tests/run.sh" || true
 		run_step "host harness: bad input" "$LAB_ROOT/tests/harness.sh" || true
+		run_step "bench parser and report" "$LAB_ROOT/bench/selftest.sh" || true
 		guest_tests patched "${LAB_CHECK_TIMEOUT:-600}"
 		reliability_tests patched
 	else
