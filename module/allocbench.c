@@ -97,9 +97,8 @@ static ssize_t allocbench_write(struct file *file, const char __user *ubuf,
 		return -EFAULT;
 	buf[len] = '\0';
 
-	if (sscanf(buf, "%u %u", &order, &iters) != 2)
-		return -EINVAL;
-	if (order > MAX_PAGE_ORDER || iters < 1 || iters > ALLOCBENCH_MAX_ITERS) {
+	if (sscanf(buf, "%u %u", &order, &iters) != 2 ||
+	    order > MAX_PAGE_ORDER || iters < 1 || iters > ALLOCBENCH_MAX_ITERS) {
 		pr_err("want \"ORDER ITERS\" with ORDER 0..%u, ITERS 1..%u\n",
 		       MAX_PAGE_ORDER, ALLOCBENCH_MAX_ITERS);
 		return -EINVAL;

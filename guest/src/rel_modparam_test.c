@@ -10,6 +10,11 @@
  *   order=abc, order=-1 (not a number: the kernel's parameter parser),
  *   rate=4294967296 (does not fit an unsigned int: ERANGE from kstrtouint)
  * and once with good parameters (which must load and unload again).
+ * Then allocbench.ko, whose only input is "ORDER ITERS" written to
+ * /sys/kernel/debug/allocbench/run: "11 1" (MAX_PAGE_ORDER+1), "3 0",
+ * "3 10000001", "-1 5", "abc", "3", "" and 4 KiB of '9' must fail with
+ * EINVAL, log its one-line usage, and leave its last result unchanged;
+ * "0 100" (the control) must run 100 pairs.
  *
  * Pass rule, per bad set: the load fails with the expected errno (EINVAL,
  * ERANGE for the overflow), the module is not left loaded, and the kernel
@@ -53,6 +58,70 @@ static void try_case(int idx, const struct param_case *c)
 			 strerror(c->err), c->msg);
 }
 
+#define ALLOCBENCH_KO	"/lab/modules/allocbench.ko"
+#define ALLOCBENCH_RUN	"/sys/kernel/debug/allocbench/run"
+
+/* allocbench's last result line KEY (e.g. "iters 100"), or "" */
+static void allocbench_line(const char *key, char *out, size_t len)
+{
+	char buf[512], *p;
+
+	out[0] = '\0';
+	if (read_text(ALLOCBENCH_RUN, buf, sizeof(buf)) < 0)
+		return;
+	p = strstr(buf, key);
+	if (p)
+		snprintf(out, len, "%.*s", (int)strcspn(p, "\n"), p);
+}
+
+/* Bad "ORDER ITERS" inputs to allocbench: EINVAL, usage logged, no run. */
+static void allocbench_cases(void)
+{
+	static const char *const bad[] = {
+		"11 1", "3 0", "3 10000001", "-1 5", "abc", "3", "", NULL,
+	};
+	char marker[64], before[64], after[64], big[4096], *log;
+	int i, err, logged;
+	ssize_t n;
+
+	err = module_load(ALLOCBENCH_KO, "");
+	if (err) {
+		ksft_test_result_fail("allocbench loads: %s\n", strerror(-err));
+		for (i = 0; i < 9; i++)
+			ksft_test_result_skip("allocbench input case %d: module not loaded\n", i);
+		return;
+	}
+	ksft_test_result_pass("allocbench loads\n");
+	memset(big, '9', sizeof(big));
+	for (i = 0; i < 8; i++) {
+		const char *in = bad[i] ? bad[i] : big;
+		size_t len = bad[i] ? strlen(bad[i]) : sizeof(big);
+
+		snprintf(marker, sizeof(marker), "rel_modparam: allocbench %d\n", i);
+		kmsg_mark(marker);
+		marker[strlen(marker) - 1] = '\0';
+		allocbench_line("iters ", before, sizeof(before));
+		n = 0;
+		err = write_bytes(ALLOCBENCH_RUN, in, len, &n);
+		allocbench_line("iters ", after, sizeof(after));
+		log = kmsg_since(marker);
+		logged = log && strstr(log, "want \"ORDER ITERS\"");
+		free(log);
+		ksft_test_result(err == -EINVAL && logged && !strcmp(before, after),
+				 "allocbench input \"%.16s\"%s refused with EINVAL, usage logged, result unchanged (%s; %s)\n",
+				 in, bad[i] ? "" : "... (4 KiB)",
+				 err ? strerror(-err) : "accepted", after);
+	}
+	err = write_text(ALLOCBENCH_RUN, "0 100");
+	allocbench_line("iters ", after, sizeof(after));
+	ksft_test_result(!err && !strcmp(after, "iters 100"),
+			 "allocbench runs \"0 100\" (%s; %s)\n",
+			 err ? strerror(-err) : "ok", after);
+	err = module_unload("allocbench");
+	if (err)
+		ksft_print_msg("rmmod allocbench: %s\n", strerror(-err));
+}
+
 int main(void)
 {
 	static const struct param_case bad[] = {
@@ -80,7 +149,7 @@ int main(void)
 			     strerror(errno));
 	if (module_loaded("rxring"))
 		ksft_exit_fail_msg("rxring is already loaded\n");
-	ksft_set_plan(n + 2);
+	ksft_set_plan(n + 2 + (access(ALLOCBENCH_KO, R_OK) ? 0 : 10));
 
 	for (i = 0; i < n; i++)
 		try_case(i, &bad[i]);
@@ -101,5 +170,9 @@ int main(void)
 			ksft_print_msg("rmmod rxring: %s\n", strerror(-err));
 	}
 	ksft_test_result(!err && !module_loaded("rxring"), "rxring unloads\n");
+	if (!access(ALLOCBENCH_KO, R_OK))
+		allocbench_cases();
+	else
+		ksft_print_msg("%s: %s; its input cases not run\n", ALLOCBENCH_KO, strerror(errno));
 	ksft_finished();
 }
