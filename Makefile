@@ -43,10 +43,12 @@ tree: deps
 export-patches:
 	@$(S)/tree.sh --export
 
-kernel-%: tree
+# Static pattern rules: make looks for no implicit rule for a .PHONY target,
+# so plain `kernel-%:` rules were never run for them.
+kernel-patched kernel-baseline kernel-debug: kernel-%: tree
 	@$(S)/build-kernel.sh $*
 
-initramfs-%:
+initramfs-patched initramfs-baseline initramfs-debug: initramfs-%:
 	@$(S)/initramfs.sh $*
 
 clean:
