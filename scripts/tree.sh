@@ -118,11 +118,16 @@ apply_series() {
 }
 
 # export_series: regenerate patches/000[1-9]*.patch and series from base..HEAD,
-# keeping the hand-written 0000-cover-letter.patch.
+# keeping the hand-written 0000-cover-letter.patch. Blank context lines are
+# written empty and the "-- " signature left out, so no patch line ends in a
+# space (checkpatch run on the files themselves calls that trailing
+# whitespace); --zero-commit keeps a rebase from rewriting every file's
+# first line.
 export_series() {
 	local out
 	out=$(mktemp -d)
-	git -C "$TREE" format-patch -q --start-number 1 -o "$out" base..HEAD
+	git -C "$TREE" -c diff.suppressBlankEmpty=true format-patch -q \
+		--no-signature --zero-commit --start-number 1 -o "$out" base..HEAD
 	mkdir -p "$PATCHES"
 	find "$PATCHES" -maxdepth 1 -name '000[1-9]*.patch' -delete
 	cp "$out"/*.patch "$PATCHES"/ 2>/dev/null || true
