@@ -1,9 +1,11 @@
 # Kernel lab: build, boot and test the patched linux-source-6.12 in QEMU.
 #   make check         every test (host checks, KUnit, in-guest tests); closes
 #                      with "N passed, N failed"
-#   make run           the benchmark, short: main configurations, one repeat,
-#                      side-by-side table + plots (bench/README.md)
-#   make bench         the benchmark, full: every configuration, 5 repeats
+#   make run           the paired benchmark, short: 3 saved states per kernel,
+#                      the main configurations, table with intervals + plots
+#                      (bench/README.md)
+#   make bench         the paired benchmark, full: 8 states, every configuration,
+#                      the stock-knob frontier
 #   make job RUN_JOB=x boot the patched kernel with one guest job
 # See README.md. All output goes to build/ (git-ignored).
 
@@ -26,10 +28,10 @@ check-series: tree kernel-patched initramfs-patched
 	@$(S)/check-series.sh
 
 run: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
-	@bench/run.sh -s run
+	@bench/run.sh -s run -n 3
 
 bench: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
-	@bench/run.sh -s bench -r 5
+	@bench/run.sh -s bench -n 8 -F
 
 job: deps tree kernel-patched initramfs-patched
 	@$(S)/boot.sh --variant patched --job $(RUN_JOB)

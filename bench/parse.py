@@ -72,7 +72,8 @@ def parse_run(path):
             if s.startswith("bench: "):
                 parts = s.split()
                 if len(parts) >= 3 and parts[1] in ("start", "stop", "fragment_rc",
-                                                    "secs", "memtotal_kb"):
+                                                    "secs", "memtotal_kb", "nudge",
+                                                    "ready_at", "restored"):
                     summary[parts[1]] = float(parts[2])
                 elif len(parts) >= 4 and parts[1] == "sysctl":
                     summary["sysctl " + parts[2]] = parts[3]
@@ -156,6 +157,8 @@ def parse_run(path):
     for t in ("kswapd0", "kcompactd0"):
         if t in cpu["begin"] and t in cpu["final"]:
             summary[t + "_cpu_s"] = (cpu["final"][t] - cpu["begin"][t]) / USER_HZ
+    if "kswapd0_cpu_s" in summary:
+        summary["daemons_cpu_s"] = summary["kswapd0_cpu_s"] + summary.get("kcompactd0_cpu_s", 0)
 
     if "attempts" in rx:
         summary["attempts"] = rx["attempts"]
@@ -165,6 +168,15 @@ def parse_run(path):
         summary["first_fail_ms"] = rx.get("first_fail_ms", -1)
         summary["max_fail_streak"] = rx.get("max_fail_streak", 0)
         summary["dropped_attempts"] = rx.get("dropped_attempts", 0)
+        # A frame lost is a failed refill or an attempt the starved timer
+        # never made: a configuration whose reclaim starves the softirq
+        # must not look better for attempting less.
+        summary["lost"] = summary["failures"] + summary["dropped_attempts"]
+        if "first_fill_failures" in rx:
+            summary["first_fill_failures"] = rx["first_fill_failures"]
+            summary["steady_failures"] = summary["failures"] - rx["first_fill_failures"]
+        if "attempt_ns" in rx and rx["attempts"]:
+            summary["ns_per_attempt"] = rx["attempt_ns"] / rx["attempts"]
         lat = {int(k[9:]): v for k, v in rx.items() if k.startswith("lat_log2_")}
         if lat:
             total = sum(lat.values())
@@ -202,6 +214,8 @@ def parse_run(path):
         })
     in_run = [r for r in rows if r["t"] >= 0]
     if in_run:
+        summary["free_mib_mean"] = (sum(r["nr_free_pages"] for r in in_run)
+                                    / len(in_run) / 256.0)
         summary["free_ge3_pages_mean"] = sum(r["free_ge3_pages"] for r in in_run) / len(in_run)
         summary["free_ge3_pages_min"] = min(r["free_ge3_pages"] for r in in_run)
     return {"summary": summary, "series": rows}

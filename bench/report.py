@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""Turn one bench/run.sh output folder into CSV, a table and plots.
+"""Turn one bench/run.sh results folder into tables with intervals and plots.
 
 usage: bench/report.py OUTDIR
 
-Reads OUTDIR/meta.tsv, OUTDIR/<config>.<rep>.result (bench job) and
-OUTDIR/fastpath-*.result (bench-fastpath job).  Writes:
-  runs.csv          one row per boot, every metric
-  series/<config>.<rep>.tsv   per-second snapshot rows (plots)
-  summary.csv       per config and metric: n, min, median, max, delta % vs baseline
-  table.txt         side-by-side table (one column per configuration; the
-                    baseline's median delta is 0.00%, others signed %)
-  table.md          the same for README
-  fastpath.tsv      medians of ns per alloc+free pair, ladder off vs on, ratio
-  free-ge3.png      free pages in blocks >= order 3 over time, kswapd CPU and
-                    atomic failures marked; ladder off vs on
-  failures.png      atomic failure rate per configuration (median, min..max)
-and prints table.txt.
+Reads OUTDIR/manifest.tsv and OUTDIR/<name>.<seed>.result (one run of
+configuration <name> from saved state <seed>; <cfg>.repN is the Nth run of
+the control from the same state).  Writes:
+  runs.csv       one row per run: config, seed, every metric
+  summary.csv    per configuration and metric: n, median and its 95%
+                 interval, and against the control (paired, same states;
+                 two-sample for the stock kernel): ratio, interval, p, verdict
+  noise.txt      the noise floor: the control run twice from each state
+  frontier.txt   for each ladder setting, the stock settings it must beat
+  table.txt      one row per configuration (table.md the same for README)
+  frontier.png   failures against each cost, stock frontier drawn
+  free-ge3.png   free memory in blocks >= order 3 over one run, per config
+  fastpath.tsv   (when fast-path boots ran) ns per alloc+free pair
+and prints table.txt, the noise floor and the frontier.
+Statistics: bench/stats.py.  Which runs count: a run that finished
+("bench: done") from a state whose fragmenter reached its target.
 """
 import csv
 import os
@@ -26,44 +29,43 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from parse import parse_run  # noqa: E402
+import stats  # noqa: E402
 
-# (metric, label, lower is better?) in table order.
+# (metric, label, add for ratios: 1 for counts, a tick for CPU seconds).
 METRICS = [
-    ("failures", "atomic order-3 failures", True),
-    ("fail_rate_pct", "atomic failure rate %", True),
-    ("attempts", "atomic attempts", None),
+    ("lost", "frames lost (failed + never attempted)", 1.0),
+    ("failures", "atomic order-3 failures", 1.0),
+    ("first_fill_failures", "failures in the first ring fill", 1.0),
+    ("steady_failures", "failures after the first fill", 1.0),
+    ("attempts", "refill attempts", 1.0),
+    ("daemons_cpu_s", "kswapd + kcompactd CPU s", 0.01),
+    ("kswapd0_cpu_s", "kswapd CPU s", 0.01),
+    ("kcompactd0_cpu_s", "kcompactd CPU s", 0.01),
+    ("workingset_refault_file", "file refaults", 1.0),
+    ("pgscan_kswapd", "pages scanned by kswapd", 1.0),
+    ("pgscan_direct", "pages scanned in direct reclaim", 1.0),
+    ("compact_daemon_migrate_scanned", "kcompactd pages scanned", 1.0),
+    ("free_mib_mean", "free memory during the run, MiB", 0.0),
+    ("reader_mib_s", "reader MiB/s (guest time)", 0.0),
+    ("ns_per_attempt", "ns per refill attempt", 0.0),
+    ("free_ge3_pages_mean", "free pages in blocks >= order 3", 1.0),
     ("first_fail_ms", "first failure ms (-1 none)", None),
-    ("max_fail_streak", "longest failure streak", True),
-    ("lat_p99_ns", "attempt latency p99 ns (log2)", True),
-    ("pageoutrun", "kswapd wakes (pageoutrun)", None),
-    ("kswapd0_cpu_s", "kswapd CPU s", True),
-    ("kcompactd0_cpu_s", "kcompactd CPU s", True),
-    ("pgscan_kswapd", "pgscan_kswapd", None),
-    ("pgsteal_kswapd", "pgsteal_kswapd", None),
-    ("pgscan_direct", "pgscan_direct", None),
-    ("pgsteal_direct", "pgsteal_direct", None),
-    ("kswapd_efficiency_pct", "kswapd efficiency %", None),
-    ("kswapd_velocity", "kswapd velocity pages/s", None),
-    ("compact_migrate_scanned", "compact_migrate_scanned", None),
-    ("compact_free_scanned", "compact_free_scanned", None),
-    ("pgmigrate_success", "pgmigrate_success", None),
-    ("compact_stall", "compact_stall", True),
-    ("compact_daemon_wake", "compact_daemon_wake", None),
-    ("workingset_refault_file", "workingset_refault_file", True),
-    ("reader_mib_s", "reader MiB/s", False),
-    ("free_ge3_pages_mean", "free pages in order>=3 blocks, mean", False),
-    ("free_ge3_pages_min", "free pages in order>=3 blocks, min", False),
-    ("kswapd_ladder_wake", "kswapd_ladder_wake", None),
-    ("kswapd_ladder_met", "kswapd_ladder_met", None),
-    ("kswapd_ladder_giveup", "kswapd_ladder_giveup", None),
-    ("alloc_nowait_highorder_fail", "alloc_nowait_highorder_fail", None),
-    ("fragment_ok", "fragmenter reached target (1/0)", None),
+    ("kswapd_ladder_wake", "kswapd_ladder_wake", 1.0),
+    ("alloc_nowait_highorder_fail", "alloc_nowait_highorder_fail", 1.0),
 ]
+METRIC_ADD = {m: a for m, _, a in METRICS}
+# The costs a ladder setting is weighed by, lower is cheaper.
+COSTS = [
+    ("daemons_cpu_s", "kswapd+kcompactd CPU s"),
+    ("workingset_refault_file", "file refaults"),
+    ("free_mib_mean", "free MiB held"),
+]
+MAIN = "lost"
 
 
-def read_meta(outdir):
+def read_manifest(outdir):
     meta = {}
-    path = os.path.join(outdir, "meta.tsv")
+    path = os.path.join(outdir, "manifest.tsv")
     if os.path.exists(path):
         with open(path) as f:
             for line in f:
@@ -72,107 +74,116 @@ def read_meta(outdir):
     return meta
 
 
-def collect(outdir, configs):
+def conf(cfg):
+    """KEY=value pairs of bench/configs/CFG.conf ({} if there is none)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs",
+                        cfg + ".conf")
+    out = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                if "=" in line and not line.startswith("#"):
+                    k, _, v = line.strip().partition("=")
+                    out[k] = v
+    return out
+
+
+def kind(cfg):
+    """stock-kernel, stock (a stock knob on the patched kernel), ladder,
+    sg (the scatter/gather reference) or healthy (no fragmenter)."""
+    c = conf(cfg)
+    if c.get("variant") == "baseline":
+        return "stock-kernel"
+    if c.get("frag", "1") == "0":
+        return "healthy"
+    if c.get("sg", "0") == "1":
+        return "sg"
+    if "watermark_ladder_order" in c.get("sysctl", ""):
+        return "ladder"
+    return "stock"
+
+
+def collect(outdir):
     runs = []
-    pat = re.compile(r"^(.+)\.(\d+)\.result$")
+    pat = re.compile(r"^(.+?)(?:\.rep(\d+))?\.(\d+)\.result$")
     for name in sorted(os.listdir(outdir)):
         m = pat.match(name)
-        if not m or m.group(1) not in configs:
+        if not m:
             continue
         run = parse_run(os.path.join(outdir, name))
-        run["config"], run["rep"] = m.group(1), int(m.group(2))
+        run["config"] = m.group(1)
+        run["rep"] = int(m.group(2) or 1)
+        run["seed"] = int(m.group(3))
         runs.append(run)
     return runs
 
 
-def fmt(v):
-    if v is None:
-        return "-"
-    if isinstance(v, float) and not v.is_integer():
-        return f"{v:.2f}" if abs(v) < 1000 else f"{v:.0f}"
-    return str(int(v))
+def counted(run):
+    s = run["summary"]
+    return s.get("done") == 1 and s.get("fragment_ok", 1) == 1
 
 
-def pct(v, base):
-    if v is None or base is None:
-        return ""
-    if base == 0:
-        return "(0.00%)" if v == 0 else "(n/a)"
-    return f"({100.0 * (v - base) / abs(base):+.2f}%)"
-
-
-def stats_by_config(runs, configs):
+def values(runs, cfg, metric, rep=1):
+    """{seed: value} of the counted runs of cfg (its rep-th run per state)."""
     out = {}
-    for cfg in configs:
-        vals = {}
-        for r in runs:
-            if r["config"] != cfg:
-                continue
-            for k, _, _ in METRICS:
-                v = r["summary"].get(k)
-                if isinstance(v, (int, float)):
-                    vals.setdefault(k, []).append(float(v))
-        out[cfg] = {k: (len(v), min(v), statistics.median(v), max(v))
-                    for k, v in vals.items()}
+    for r in runs:
+        if r["config"] == cfg and r["rep"] == rep and counted(r):
+            v = r["summary"].get(metric)
+            if isinstance(v, (int, float)):
+                out[r["seed"]] = float(v)
     return out
 
 
-def write_tables(outdir, configs, st, meta):
-    base = configs[0]
-    w = max(18, max(len(c) for c in configs) + 2)
-    lines = []
-    hdr = f"{'metric':<38}{'':<5}" + "".join(f"{c:>{w}}" for c in configs)
-    lines.append(hdr)
-    md = ["| metric | | " + " | ".join(configs) + " |",
-          "|---|---|" + "---|" * len(configs)]
-    rows_csv = []
-    single = all(s[0] == 1 for c in configs for s in st[c].values())
-    rows = ((2, "val"),) if single else ((1, "min"), (2, "med"), (3, "max"))
-    for k, label, _ in METRICS:
-        if not any(k in st[c] for c in configs):
-            continue
-        for i, name in rows:
-            cells, mdcells = [], []
-            for c in configs:
-                s = st[c].get(k)
-                v = s[i] if s else None
-                cell = fmt(v)
-                if i == 2 and s and base in st and k in st[base]:
-                    cell += " " + pct(v, st[base][k][2])
-                cells.append(cell)
-                mdcells.append(cell)
-            lines.append(f"{label if i == rows[0][0] else '':<38}{name:<5}"
-                         + "".join(f"{x:>{w}}" for x in cells))
-            if i == 2:
-                md.append(f"| {label} | median | " + " | ".join(mdcells) + " |")
-        for c in configs:
-            s = st[c].get(k)
-            if s:
-                b = st[base].get(k) if base in st else None
-                d = ""
-                if b and b[2]:
-                    d = f"{100.0 * (s[2] - b[2]) / abs(b[2]):.2f}"
-                elif b:
-                    d = "0.00" if s[2] == 0 else ""
-                rows_csv.append([c, k, s[0], s[1], s[2], s[3], d])
-    foot = (f"kernel: Debian linux-source-6.12 {meta.get('debian_kernel', '?')}; "
-            f"guest {meta.get('mem_mib', '?')} MiB, 1 vCPU, TCG -icount shift="
-            f"{meta.get('icount_shift', 'auto')}; "
-            f"RX-ring run {meta.get('secs', '?')} s; repeats {meta.get('repeats', '?')}; "
-            f"{meta.get('date', '')}")
-    ns = "  ".join(f"{c} {int(max((v[0] for v in st[c].values()), default=0))}" for c in configs)
-    lines.append("")
-    lines.append("boots counted: " + ns)
-    lines.append(foot)
-    with open(os.path.join(outdir, "table.txt"), "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(os.path.join(outdir, "table.md"), "w") as f:
-        f.write("\n".join(md) + "\n\nboots counted: " + ns + ". " + foot + "\n")
-    with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
-        wr = csv.writer(f)
-        wr.writerow(["config", "metric", "n", "min", "median", "max", "delta_pct_vs_baseline"])
-        wr.writerows(rows_csv)
-    return "\n".join(lines)
+def control_of(cfg, control):
+    c = conf(cfg).get("control")
+    return c or control
+
+
+def fmt(v, digits=None):
+    if v is None:
+        return "-"
+    if digits is not None:
+        return f"{v:.{digits}f}"
+    if abs(v) >= 100 or float(v).is_integer():
+        return f"{v:.0f}"
+    return f"{v:.2f}" if abs(v) < 10 else f"{v:.1f}"
+
+
+def fmt_ratio(r):
+    if r is None or r.get("ratio") is None:
+        return "-"
+    lo, hi = r.get("lo"), r.get("hi")
+    iv = f"[{lo:.2f},{hi:.2f}]" if lo is not None else "[n too small]"
+    mark = {"lower": " <", "higher": " >"}.get(r["verdict"], " =")
+    return f"x{r['ratio']:.2f} {iv}{mark}"
+
+
+def summarize(runs, configs, control):
+    """{cfg: {metric: {...}}}: median with interval, ratio to the control."""
+    out = {}
+    for cfg in configs:
+        out[cfg] = {}
+        ctl = control_of(cfg, control)
+        for metric, _, add in METRICS:
+            v = values(runs, cfg, metric)
+            if not v:
+                continue
+            med, lo, hi, cov = stats.median_ci(list(v.values()))
+            row = {"n": len(v), "median": med, "lo": lo, "hi": hi, "coverage": cov,
+                   "vs": "", "cmp": None}
+            if add is not None and cfg != ctl:
+                c = values(runs, ctl, metric)
+                if kind(cfg) == "stock-kernel":
+                    row["vs"] = f"{ctl} (two-sample)"
+                    row["cmp"] = stats.two_sample_ratio(list(v.values()),
+                                                        list(c.values()), add)
+                else:
+                    seeds = sorted(set(v) & set(c))
+                    row["vs"] = f"{ctl} (paired)"
+                    row["cmp"] = stats.paired_ratio([v[s] for s in seeds],
+                                                    [c[s] for s in seeds], add)
+            out[cfg][metric] = row
+    return out
 
 
 def write_runs(outdir, runs):
@@ -180,74 +191,176 @@ def write_runs(outdir, runs):
                    if isinstance(v, (int, float))})
     with open(os.path.join(outdir, "runs.csv"), "w", newline="") as f:
         wr = csv.writer(f)
-        wr.writerow(["config", "rep"] + keys)
-        for r in runs:
-            wr.writerow([r["config"], r["rep"]] + [r["summary"].get(k, "") for k in keys])
-    sdir = os.path.join(outdir, "series")
-    os.makedirs(sdir, exist_ok=True)
-    cols = ["t", "free_ge3_pages", "free_ge3_blocks", "nr_free_pages", "attempts",
-            "failures", "fail_per_s", "pageoutrun", "kswapd_cpu_pct", "fail_pct",
-            "compact_daemon_wake", "kswapd_ladder_wake"]
+        wr.writerow(["config", "rep", "seed", "counted"] + keys)
+        for r in sorted(runs, key=lambda r: (r["config"], r["rep"], r["seed"])):
+            wr.writerow([r["config"], r["rep"], r["seed"], int(counted(r))]
+                        + [r["summary"].get(k, "") for k in keys])
+
+
+def write_summary(outdir, configs, summ):
+    with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(["config", "kind", "metric", "n", "median", "ci_low", "ci_high",
+                     "vs", "ratio", "ratio_ci_low", "ratio_ci_high", "p", "verdict"])
+        for cfg in configs:
+            for metric, _, _ in METRICS:
+                row = summ[cfg].get(metric)
+                if not row:
+                    continue
+                c = row["cmp"] or {}
+                wr.writerow([cfg, kind(cfg), metric, row["n"], row["median"],
+                             row["lo"] if row["lo"] is not None else "",
+                             row["hi"] if row["hi"] is not None else "",
+                             row["vs"], c.get("ratio", ""),
+                             c.get("lo", "") if c.get("lo") is not None else "",
+                             c.get("hi", "") if c.get("hi") is not None else "",
+                             c.get("p", "") if c.get("p") is not None else "",
+                             c.get("verdict", "")])
+
+
+def cell(row):
+    if not row:
+        return "-"
+    s = fmt(row["median"])
+    if row["lo"] is not None:
+        s += f" [{fmt(row['lo'])},{fmt(row['hi'])}]"
+    return s
+
+
+TABLE_COLS = [
+    (MAIN, "lost frames, median [95%]"),
+    (MAIN, "vs control"),
+    ("first_fill_failures", "1st fill"),
+    ("steady_failures", "steady"),
+    ("daemons_cpu_s", "daemons CPU s"),
+    ("workingset_refault_file", "refaults"),
+    ("free_mib_mean", "free MiB"),
+    ("reader_mib_s", "reader MiB/s"),
+]
+
+
+def write_table(outdir, configs, summ, meta, notes):
+    rows = []
+    for cfg in configs:
+        s = summ[cfg]
+        n = s.get(MAIN, {}).get("n", 0)
+        line = [cfg, str(n)]
+        for i, (metric, _) in enumerate(TABLE_COLS):
+            row = s.get(metric)
+            if i == 1:
+                line.append(fmt_ratio(row["cmp"]) if row and row["cmp"] else "control")
+            elif i == 0:
+                line.append(cell(row))
+            else:
+                line.append(fmt(row["median"]) if row else "-")
+        rows.append(line)
+    head = ["config", "n"] + [h for _, h in TABLE_COLS]
+    widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
+    txt = ["  ".join(h.ljust(w) if i == 0 else h.rjust(w)
+                     for i, (h, w) in enumerate(zip(head, widths)))]
+    for r in rows:
+        txt.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(r, widths))))
+    foot = footer(meta)
+    legend = ("vs control: geometric mean of (x+1)/(control+1) over the same saved "
+              "states, 95% t interval; < lower, > higher, = no change shown "
+              "(the interval spans 1). baseline is the stock kernel (its own "
+              "states): two-sample. Costs are medians over the settle and the run.")
+    txt += ["", legend, foot] + notes
+    with open(os.path.join(outdir, "table.txt"), "w") as f:
+        f.write("\n".join(txt) + "\n")
+    md = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    md += ["| " + " | ".join(r) + " |" for r in rows]
+    with open(os.path.join(outdir, "table.md"), "w") as f:
+        f.write("\n".join(md) + "\n\n" + legend + " " + foot + "\n")
+    return "\n".join(txt)
+
+
+def footer(meta):
+    return (f"Debian linux-source-6.12 {meta.get('debian_kernel', '?')}; "
+            f"guest {meta.get('mem_mib', '?')} MiB, 1 vCPU, TCG -icount "
+            f"{meta.get('icount', '?')} -rtc {meta.get('rtc', '?')}; "
+            f"{meta.get('states', '?')} saved states per kernel; run "
+            f"{meta.get('secs', '?')} s after {meta.get('settle', '?')} s settle; "
+            f"{meta.get('date', '')}; lab {meta.get('lab_commit', '?')}")
+
+
+def noise_floor(outdir, runs, control):
+    """The control run again from each state: an exact replay must give the
+    same numbers; a nudged run (started microseconds later) shows how far
+    such a shift alone moves a run: the noise in any paired comparison."""
+    lines = [f"noise floor: {control} run again from the same saved state"]
+    reps = sorted({r["rep"] for r in runs if r["config"] == control})
+    if len(reps) < 2:
+        lines.append("  (one run per state: bench/run.sh -c 3 measures it)")
+    nudge = {}
     for r in runs:
-        path = os.path.join(sdir, f"{r['config']}.{r['rep']}.tsv")
-        with open(path, "w") as f:
-            f.write("\t".join(cols) + "\n")
-            prev = None
-            for row in r["series"]:
-                d = dict(row)
-                if prev is not None and row["t"] > prev["t"]:
-                    dt = row["t"] - prev["t"]
-                    d["fail_per_s"] = (row["failures"] - prev["failures"]) / dt
-                    d["kswapd_cpu_pct"] = (row["kswapd_cpu_ticks"]
-                                           - prev["kswapd_cpu_ticks"]) / dt
-                    da = row["attempts"] - prev["attempts"]
-                    d["fail_pct"] = (100.0 * (row["failures"] - prev["failures"]) / da
-                                     if da > 0 else 0.0)
-                else:
-                    d["fail_per_s"] = 0
-                    d["kswapd_cpu_pct"] = 0
-                    d["fail_pct"] = 0.0
-                f.write("\t".join(f"{d.get(c, 0):.3f}" if isinstance(d.get(c, 0), float)
-                                  else str(d.get(c, 0)) for c in cols) + "\n")
-                prev = row
+        if r["config"] == control:
+            nudge.setdefault(r["rep"], r["summary"].get("nudge", 0))
+    for rep in reps[1:]:
+        what = "exact replay" if not nudge.get(rep) else f"nudged by {nudge[rep]:g}"
+        for metric in (MAIN, "first_fill_failures", "steady_failures", "daemons_cpu_s",
+                       "workingset_refault_file", "free_mib_mean"):
+            a = values(runs, control, metric, 1)
+            b = values(runs, control, metric, rep)
+            seeds = sorted(set(a) & set(b))
+            if not seeds:
+                continue
+            diffs = [abs(b[s] - a[s]) / max(abs(a[s]), abs(b[s]), 1e-9) * 100
+                     for s in seeds]
+            r = stats.paired_ratio([b[s] for s in seeds], [a[s] for s in seeds],
+                                   METRIC_ADD[metric])
+            same = sum(1 for s in seeds if a[s] == b[s])
+            pairs = " ".join(f"{fmt(a[s])}/{fmt(b[s])}" for s in seeds)
+            lines.append(f"  run {rep} ({what}) {metric:<24} identical in {same}/{len(seeds)} "
+                         f"states; median |diff| {statistics.median(diffs):.1f}%, max "
+                         f"{max(diffs):.1f}%; ratio {fmt_ratio(r)}; per state {pairs}")
+    text = "\n".join(lines)
+    with open(os.path.join(outdir, "noise.txt"), "w") as f:
+        f.write(text + "\n")
+    return text
 
 
-def fastpath(outdir):
-    vals = {}
-    kernel = ""
-    for name in sorted(os.listdir(outdir)):
-        if not (name.startswith("fastpath-") and name.endswith(".result")):
-            continue
-        with open(os.path.join(outdir, name), errors="replace") as f:
-            for line in f:
-                m = re.search(r"fastpath: rep \d+ ladder (\S+) order (\d+) ns_per_pair "
-                              r"([\d.]+)", line)
-                if m:
-                    vals.setdefault((m.group(1), int(m.group(2))), []).append(
-                        float(m.group(3)))
-                m = re.search(r"fastpath: kernel (\S+)", line)
-                if m:
-                    kernel = m.group(1)
-    if not vals:
-        return ""
-    lines = ["ladder\torder\tn\tmedian_ns_per_pair\tmin\tmax"]
-    med = {}
-    for (lad, order), v in sorted(vals.items()):
-        med[(lad, order)] = statistics.median(v)
-        lines.append(f"{lad}\t{order}\t{len(v)}\t{med[(lad, order)]:.3f}\t{min(v):.3f}"
-                     f"\t{max(v):.3f}")
-    for order in (0, 3):
-        if ("0", order) in med and ("3", order) in med and med[("0", order)]:
-            r = med[("3", order)] / med[("0", order)]
-            lines.append(f"ratio_on_off\t{order}\t-\t{r:.4f}\t({100 * (r - 1):+.2f}%)\t")
-        for lad in ("0", "3"):
-            if ("none", order) in med and (lad, order) in med and med[("none", order)]:
-                r = med[(lad, order)] / med[("none", order)]
-                name = "ratio_off_stock" if lad == "0" else "ratio_on_stock"
-                lines.append(f"{name}\t{order}\t-\t{r:.4f}\t({100 * (r - 1):+.2f}%)\t")
-    text = "\n".join(lines) + "\n"
-    with open(os.path.join(outdir, "fastpath.tsv"), "w") as f:
-        f.write(f"# kernel {kernel}\n" + text)
+def frontier(outdir, configs, summ):
+    """For each ladder setting: per cost, the cheapest stock setting that
+    loses no more frames, and the stock setting with the fewest losses
+    among those that cost no more."""
+    stock = [c for c in configs if kind(c) == "stock" and MAIN in summ[c]]
+    ladders = [c for c in configs if kind(c) in ("ladder", "sg") and MAIN in summ[c]]
+    lines = ["frontier: each ladder setting against the stock settings (medians)"]
+    rows = []
+    for lad in ladders:
+        f_l = summ[lad][MAIN]["median"]
+        lines.append(f"{lad}: lost {fmt(f_l)}"
+                     + "".join(f", {lab} {fmt(summ[lad][m]['median'])}"
+                               for m, lab in COSTS if m in summ[lad]))
+        for m, lab in COSTS:
+            if m not in summ[lad]:
+                continue
+            c_l = summ[lad][m]["median"]
+            cand = [s for s in stock if m in summ[s] and summ[s][MAIN]["median"] <= f_l]
+            cheap = min(cand, key=lambda s: summ[s][m]["median"]) if cand else None
+            same = [s for s in stock if m in summ[s] and summ[s][m]["median"] <= c_l]
+            best = min(same, key=lambda s: summ[s][MAIN]["median"]) if same else None
+            a = (f"cheapest stock losing <= {fmt(f_l)}: "
+                 + (f"{cheap} ({fmt(summ[cheap][m]['median'])}, lost "
+                    f"{fmt(summ[cheap][MAIN]['median'])})" if cheap else "none"))
+            b = (f"best stock costing <= {fmt(c_l)}: "
+                 + (f"{best} (lost {fmt(summ[best][MAIN]['median'])})" if best else "none"))
+            beats = best is None or f_l < summ[best][MAIN]["median"]
+            lines.append(f"  {lab:<24} {a}; {b}; "
+                         f"{'ladder ahead' if beats else 'stock ahead or equal'}")
+            rows.append([lad, m, c_l, f_l, cheap or "", best or "",
+                         summ[best][MAIN]["median"] if best else "", int(beats)])
+    text = "\n".join(lines)
+    with open(os.path.join(outdir, "frontier.txt"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(outdir, "frontier.csv"), "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(["config", "cost", "cost_median", "lost_median",
+                     "cheapest_stock_no_worse", "best_stock_no_costlier",
+                     "its_lost_median", "ladder_ahead"])
+        wr.writerows(rows)
     return text
 
 
@@ -260,100 +373,163 @@ def gnuplot(script):
         print(f"report: gnuplot failed: {err.strip()}", file=sys.stderr)
 
 
-def plot_series(outdir, configs):
-    off = next((c for c in ("ladder-off", "baseline") if c in configs), None)
-    ons = [c for c in ("ladder-relaxed", "ladder-strict") if c in configs]
-    panels = []
-    for c in [off] + ons:
-        reps = sorted(int(m.group(1)) for m in
-                      (re.match(re.escape(str(c)) + r"\.(\d+)\.tsv$", n)
-                       for n in os.listdir(os.path.join(outdir, "series"))) if m)
-        if c and reps:
-            panels.append((c, reps[0]))
-    if not panels:
-        return
-    h = 300 * len(panels)
-    s = [f"set terminal pngcairo noenhanced size 1000,{h} font ',10'",
-         f"set output '{os.path.join(outdir, 'free-ge3.png')}'",
-         f"set multiplot layout {len(panels)},1",
-         "set datafile separator '\\t'", "set key top left opaque font ',9'",
-         "set grid", "set xlabel 'seconds since the RX ring started'",
-         "set ylabel 'free in blocks >= order 3 (MiB)'",
-         "set y2label 'failures %, kswapd CPU %'", "set y2tics",
-         "set ytics nomirror", "set xrange [0:*]", "set yrange [0:*]", "set y2range [0:105]"]
-    for c, rep in panels:
-        f = os.path.join(outdir, "series", f"{c}.{rep}.tsv")
-        s.append(f"set title '{c} (rep {rep})'")
-        s.append(f"plot '{f}' every ::1 using 1:($2/256) with lines lw 2 lc rgb '#1f77b4' "
-                 f"title 'free >= order 3', "
-                 f"'' every ::1 using 1:9 axes x1y2 with lines dt 2 lc rgb '#2ca02c' "
-                 f"title 'kswapd CPU %', "
-                 f"'' every ::1 using 1:10 axes x1y2 with impulses lw 4 lc rgb '#d62728' "
-                 f"title 'atomic failures % (per sample)'")
+def plot_frontier(outdir, configs, summ):
+    """Lost frames (+1, log) against each cost; the stock frontier is the
+    lower-left envelope of the stock settings."""
+    data = os.path.join(outdir, "frontier.dat")
+    groups = {"stock": [], "ladder": [], "sg": [], "stock-kernel": []}
+    with open(data, "w") as f:
+        for gi, g in enumerate(groups):
+            for c in configs:
+                if kind(c) != g or MAIN not in summ[c]:
+                    continue
+                vals = [summ[c].get(m, {}).get("median") for m, _ in COSTS]
+                if None in vals:
+                    continue
+                f.write(f"{c}\t{summ[c][MAIN]['median'] + 1}\t"
+                        + "\t".join(str(v) for v in vals) + "\n")
+                groups[g].append(c)
+            f.write("\n\n")
+        # The frontier per cost: stock points sorted by cost, running min.
+        for ci, (m, _) in enumerate(COSTS):
+            pts = sorted((summ[c][m]["median"], summ[c][MAIN]["median"] + 1)
+                         for c in groups["stock"] if m in summ[c])
+            best = None
+            for x, y in pts:
+                if best is None or y < best:
+                    best = y
+                    f.write(f"{x}\t{y}\n")
+            f.write("\n\n")
+    s = ["set terminal pngcairo noenhanced size 1500,480 font ',10'",
+         f"set output '{os.path.join(outdir, 'frontier.png')}'",
+         "set multiplot layout 1,3 title 'frames lost (median over saved states) "
+         "against what it costs; line: stock frontier'",
+         "set datafile separator '\\t'", "set logscale y", "set grid",
+         "set ylabel 'frames lost + 1 (log)'", "set key bottom left font ',9'"]
+    for ci, (m, lab) in enumerate(COSTS):
+        col = 3 + ci
+        s.append(f"set xlabel '{lab}'")
+        s.append(f"plot '{data}' index 0 using {col}:2 with points pt 7 lc rgb '#1f77b4' "
+                 f"title 'stock knobs', "
+                 f"'' index 0 using {col}:2:1 with labels font ',7' offset 0,0.6 notitle, "
+                 f"'' index {4 + ci} using 1:2 with steps lw 2 lc rgb '#1f77b4' "
+                 f"title 'stock frontier', "
+                 f"'' index 1 using {col}:2 with points pt 9 ps 1.3 lc rgb '#d62728' "
+                 f"title 'ladder', "
+                 f"'' index 1 using {col}:2:1 with labels font ',7' offset 0,-0.6 "
+                 f"tc rgb '#d62728' notitle, "
+                 f"'' index 2 using {col}:2 with points pt 5 lc rgb '#2ca02c' "
+                 f"title 'scatter/gather', "
+                 f"'' index 3 using {col}:2 with points pt 4 lc rgb 'black' "
+                 f"title 'stock kernel'")
     s.append("unset multiplot")
     gnuplot("\n".join(s) + "\n")
 
 
-def plot_failures(outdir, configs, st):
-    data = os.path.join(outdir, "failures.dat")
-    with open(data, "w") as f:
-        for i, c in enumerate(configs):
-            s = st[c].get("fail_rate_pct")
-            if s:
-                f.write(f"{i}\t{c}\t{s[2]}\t{s[1]}\t{s[3]}\n")
-    n = len(configs)
-    s = ["set terminal pngcairo noenhanced size 1000,450 font ',10'",
-         f"set output '{os.path.join(outdir, 'failures.png')}'",
-         "set datafile separator '\\t'", "set style fill solid 0.6", "set boxwidth 0.6",
-         "set grid ytics", f"set xrange [-0.7:{n - 0.3}]", "set yrange [0:*]",
-         "set ylabel 'GFP_ATOMIC order-3 failure rate % (median, min..max)'",
-         "set xtics rotate by -30 font ',9'", "unset key",
-         "set title 'Atomic order-3 refill failures per configuration'",
-         f"plot '{data}' using 1:3:xtic(2) with boxes lc rgb '#1f77b4', "
-         f"'' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0"]
+def plot_series(outdir, runs, configs, control):
+    """Free memory in blocks >= order 3 and failures over one run (the
+    first counted state), for the control and the order-3 ladder modes."""
+    want = [c for c in (control, "ladder-o3-relaxed", "ladder-o3-strict", "wsf-100")
+            if c in configs]
+    seeds = [set(r["seed"] for r in runs if r["config"] == c and counted(r))
+             for c in want]
+    common = sorted(set.intersection(*seeds)) if seeds else []
+    if not common:
+        return
+    seed = common[0]
+    sdir = os.path.join(outdir, "series")
+    os.makedirs(sdir, exist_ok=True)
+    plots = []
+    for c in want:
+        run = next(r for r in runs if r["config"] == c and r["seed"] == seed
+                   and r["rep"] == 1)
+        path = os.path.join(sdir, f"{c}.{seed}.tsv")
+        with open(path, "w") as f:
+            f.write("t\tfree_ge3_mib\tfailures\n")
+            for row in run["series"]:
+                f.write(f"{row['t']:.2f}\t{row['free_ge3_pages'] / 256:.2f}\t"
+                        f"{row['failures']}\n")
+        plots.append((c, path))
+    s = ["set terminal pngcairo noenhanced size 1000,420 font ',10'",
+         f"set output '{os.path.join(outdir, 'free-ge3.png')}'",
+         "set datafile separator '\\t'", "set grid", "set key top left",
+         f"set title 'one saved state (seed {seed}), each configuration restored from it'",
+         "set xlabel 'seconds since the RX ring started'",
+         "set ylabel 'free in blocks >= order 3 (MiB)'",
+         "set y2label 'failures so far'", "set y2tics", "set ytics nomirror"]
+    parts = []
+    for i, (c, path) in enumerate(plots):
+        parts.append(f"'{path}' every ::1 using 1:2 with lines lw 2 lc {i + 1} title '{c}'")
+        parts.append(f"'{path}' every ::1 using 1:3 axes x1y2 with lines dt 2 lc {i + 1} "
+                     f"title '{c} failures'")
+    s.append("plot " + ", ".join(parts))
     gnuplot("\n".join(s) + "\n")
+
+
+def fastpath(outdir):
+    vals = {}
+    for name in sorted(os.listdir(outdir)):
+        if not (name.startswith("fastpath-") and name.endswith(".result")):
+            continue
+        with open(os.path.join(outdir, name), errors="replace") as f:
+            for line in f:
+                m = re.search(r"fastpath: rep \d+ ladder (\S+) order (\d+) ns_per_pair "
+                              r"([\d.]+)", line)
+                if m:
+                    vals.setdefault((m.group(1), int(m.group(2))), []).append(
+                        float(m.group(3)))
+    if not vals:
+        return ""
+    med = {k: statistics.median(v) for k, v in vals.items()}
+    lines = ["ladder\torder\tn\tmedian_ns_per_pair"]
+    lines += [f"{lad}\t{o}\t{len(vals[(lad, o)])}\t{med[(lad, o)]:.3f}"
+              for lad, o in sorted(vals)]
+    for order in (0, 3):
+        for a, b, name in (("3", "0", "ratio_on_off"), ("0", "none", "ratio_off_stock"),
+                           ("3", "none", "ratio_on_stock")):
+            if (a, order) in med and (b, order) in med and med[(b, order)]:
+                lines.append(f"{name}\t{order}\t-\t{med[(a, order)] / med[(b, order)]:.4f}")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "fastpath.tsv"), "w") as f:
+        f.write(text)
+    return text
 
 
 def main(argv):
     if len(argv) != 2:
         sys.exit("usage: bench/report.py OUTDIR")
     outdir = argv[1]
-    meta = read_meta(outdir)
-    configs = meta.get("configs", "").split()
-    if not configs:
-        configs = sorted({re.sub(r"\.\d+\.result$", "", n) for n in os.listdir(outdir)
-                          if re.search(r"\.\d+\.result$", n)})
-    every = collect(outdir, configs)
-    # A boot that did not finish (no "bench: done", e.g. killed or crashed)
-    # is listed, never counted.
-    # Nor is a boot whose fragmenter did not reach the fragmented state: that
-    # is another, easier scenario (control-nofrag has no fragmenter at all).
-    runs = [r for r in every if r["summary"].get("done") == 1
-            and r["summary"].get("fragment_ok", 1) == 1]
-    broken = [f"{r['config']}.{r['rep']}" for r in every if r["summary"].get("done") != 1]
-    unfragmented = [f"{r['config']}.{r['rep']}" for r in every
-                    if r["summary"].get("done") == 1 and r["summary"].get("fragment_ok", 1) != 1]
-    configs = [c for c in configs if any(r["config"] == c for r in runs)]
+    meta = read_manifest(outdir)
+    control = meta.get("control", "ladder-off")
+    runs = collect(outdir)
     if not runs:
         sys.exit(f"report: no bench results in {outdir}")
-    st = stats_by_config(runs, configs)
-    write_runs(outdir, runs)
-    table = write_tables(outdir, configs, st, meta)
-    fp = fastpath(outdir)
-    plot_series(outdir, configs)
-    plot_failures(outdir, configs, st)
-    print(table)
-    if fp:
-        print("\nfast path (ns per alloc+free pair, median):")
-        print(fp)
+    configs = meta.get("configs", "").split() or sorted({r["config"] for r in runs})
+    configs = [c for c in configs if any(r["config"] == c and counted(r) for r in runs)]
+    notes = []
+    broken = [f"{r['config']}.{r['seed']}" for r in runs if r["summary"].get("done") != 1]
+    missed = sorted({f"{r['config']}.{r['seed']}" for r in runs
+                     if r["summary"].get("done") == 1 and not counted(r)})
     if broken:
-        print("note: unfinished boots, not counted: " + " ".join(broken))
-    if unfragmented:
-        print("note: fragmenter missed its target, not counted: " + " ".join(unfragmented))
-    bad = [f"{r['config']}.{r['rep']}" for r in runs if r["summary"].get("lab_end_rc") != 0]
-    if bad:
-        print("note: counted, but no LAB-END rc=0 (a splat?): " + " ".join(bad))
-    print(f"\nresults: {outdir}")
+        notes.append("not counted, unfinished: " + " ".join(broken))
+    if missed:
+        notes.append("not counted, the state's fragmenter missed its target: "
+                     + " ".join(missed))
+    summ = summarize(runs, configs, control)
+    write_runs(outdir, runs)
+    write_summary(outdir, configs, summ)
+    print(write_table(outdir, configs, summ, meta, notes))
+    print()
+    print(noise_floor(outdir, runs, control))
+    print()
+    print(frontier(outdir, configs, summ))
+    plot_frontier(outdir, configs, summ)
+    plot_series(outdir, runs, configs, control)
+    fp = fastpath(outdir)
+    if fp:
+        print("\nfast path (ns per alloc+free pair, median):\n" + fp)
+    print(f"\nresults: {outdir} (table.txt, summary.csv, noise.txt, frontier.txt, "
+          f"frontier.png, free-ge3.png)")
 
 
 if __name__ == "__main__":

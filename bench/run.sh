@@ -1,160 +1,359 @@
 #!/bin/bash
-# Run the atomic high-order benchmark: each configuration of a set, REPEATS
-# times, one QEMU boot each (scripts/boot.sh, job guest/jobs/bench.sh), then the
-# fast-path microbenchmark (job bench-fastpath) once per variant (7 rounds,
-# 15 with 5 or more repeats), then the
-# report (bench/report.py: CSV/TSV, side-by-side table, gnuplot PNGs).
+# The paired benchmark: fragment once per seed, save the whole guest, then
+# run every configuration of that kernel from the same saved state.
 #
-# usage: bench/run.sh [-s SET] [-r REPEATS] [-f FIRST] [-t SECS] [-o OUTDIR] [-n]
-#   -s SET      bench/sets/SET lists the configurations (default: run)
-#   -r REPEATS  boots per configuration (default 1)
-#   -f FIRST    first repeat number (default 1): with -o, finish an interrupted run
-#   -t SECS     length of the RX-ring run in the guest (default 30)
-#   -o OUTDIR   default build/results/SET-<date>; build/results/latest-SET links it;
-#               an existing OUTDIR is extended (its configurations stay in the report)
-#   -n          no fast-path boots
-# Configurations are bench/configs/NAME.conf (variant=, sysctl=, optional append=
-# for more guest command line). Repeats are
-# interleaved (rep 1 of every config, then rep 2, ...) so drift on the host
-# spreads over all columns. Raw logs stay in OUTDIR next to the parsed data.
+# usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS]
+#                     [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F]
+#   -s SET       bench/sets/SET lists the configurations (default: run)
+#   -n STATES    saved states (fragmenter seeds 1..N) per kernel (default 3)
+#   -t SECS      length of the RX-ring run in the guest (default 30)
+#   -e SETTLE    seconds between the sysctls and the run (default 5)
+#   -c CONTROLS  runs of the control (ladder-off) from each state (default 3):
+#                repeat 2 starts a few microseconds later (nudged: how much a
+#                run depends on such a shift, the noise floor of a paired
+#                comparison), repeat 3 is an exact replay (it must give the
+#                same numbers: the runs are deterministic), 4 and on are
+#                nudged further
+#   -j JOBS      guests at once (default 2; guest time does not follow the
+#                host, so parallel guests do not change what they measure)
+#   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off)
+#   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
+#   -F           also the fast-path boots (allocbench, job bench-fastpath)
+#
+# 1. States: for each kernel variant the set needs, boot job bench with
+#    lab.seed=K (K = 1..N): the fragmenter puts memory into the scenario's
+#    state and the guest says so; bench/state.py saves it (QEMU migration to
+#    a file) into build/states/<key>/, where <key> hashes the kernel,
+#    initramfs, guest size and clock, so a state is reused only by the same
+#    guest (make run's states serve make bench too).
+# 2. Runs: for each state and each configuration of its kernel, QEMU with
+#    the same command line restores the state (-incoming), paused; the
+#    configuration's "go" line is written into the memory of the guest's
+#    ivshmem device, then the guest runs on (guest/src/waitgo.c: no I/O
+#    timing enters, so a restore repeats itself); it applies the sysctls,
+#    settles and runs the demand.
+#    The patched kernel's states are saved with the ladder off
+#    (sysctl.vm.watermark_ladder_order=0), so every configuration starts
+#    from the same stock-behaving state.
+# 3. bench/report.py: runs.csv, summary.csv with intervals, paired ratios
+#    against the control from the same state, the frontier and the plots.
+# Configurations: bench/configs/NAME.conf (variant=, sysctl=, sg=, frag=).
 set -eu
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/../scripts/lib.sh"
 
-set_name=run repeats=1 first=1 secs=30 outdir="" fastpath=1 fp_reps=7
+set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0
+ICOUNT=shift=2,sleep=off
 MEM=1024
-# A fixed -icount shift: the guest runs 2^-SHIFT instructions per virtual ns
-# (shift 2: 250 M/s) whatever else the host is doing, so a busy host makes a
-# run slower, not different.  shift=auto would slow the guest's CPU down
-# against its own timers (the RX ring's rate, the monitor) when the host is
-# loaded, and turn host load into failures.
-SHIFT=${BENCH_ICOUNT_SHIFT:-2}
+CONTROL=ladder-off
+USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F]"
 
-while getopts "s:r:f:t:o:n" opt; do
+while getopts "s:n:t:e:c:j:i:o:F" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
-	r)
-		repeats=$OPTARG
-		[ "$repeats" -ge 5 ] && fp_reps=15
-		;;
-	f) first=$OPTARG ;;
+	n) nstates=$OPTARG ;;
 	t) secs=$OPTARG ;;
+	e) settle=$OPTARG ;;
+	c) controls=$OPTARG ;;
+	j) jobs=$OPTARG ;;
+	i) ICOUNT=$OPTARG ;;
 	o) outdir=$OPTARG ;;
-	n) fastpath=0 ;;
-	*) die "usage: bench/run.sh [-s SET] [-r REPEATS] [-f FIRST] [-t SECS] [-o OUTDIR] [-n]" ;;
+	F) fastpath=1 ;;
+	*) die "$USAGE" ;;
 	esac
 done
+for n in "$nstates" "$secs" "$settle" "$controls" "$jobs"; do
+	case $n in
+	'' | *[!0-9]*) die "'$n' is not a number ($USAGE)" ;;
+	esac
+done
+if [ "$nstates" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$controls" -lt 1 ]; then
+	die "-n, -c and -j take 1 or more"
+fi
 
 setfile=$BENCH/sets/$set_name
 [ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
 mapfile -t configs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$setfile")
 [ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
 
-# conf_get NAME KEY: KEY=value from bench/configs/NAME.conf.
+# conf_get NAME KEY [DEFAULT]: KEY=value from bench/configs/NAME.conf.
 conf_get() {
-	local f=$BENCH/configs/$1.conf
+	local f=$BENCH/configs/$1.conf v
 	[ -f "$f" ] || die "no configuration '$1' (bench/configs/$1.conf)"
-	sed -n "s/^$2=//p" "$f" | tail -n 1
+	v=$(sed -n "s/^$2=//p" "$f" | tail -n 1)
+	echo "${v:-${3:-}}"
 }
 
-# ensure_variant V: kernel, modules and initramfs of V are there (built if not).
-ensure_variant() {
-	if [ ! -f "$OBJ/$1/arch/x86/boot/bzImage" ]; then
-		"$LAB_ROOT/scripts/build-kernel.sh" "$1"
-	fi
-	"$LAB_ROOT/scripts/initramfs.sh" "$1"
+# qemu_args: what every save and restore adds to scripts/boot.sh's command
+# line; a restore must match its save.
+qemu_args() {
+	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
+		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on"
 }
 
-# boot_one CONFIG REP: one scenario boot; the raw result lands in OUTDIR.
-boot_one() {
-	local cfg=$1 rep=$2 variant sysctl extra stem rc=0
-	variant=$(conf_get "$cfg" variant)
-	sysctl=$(conf_get "$cfg" sysctl)
-	extra=$(conf_get "$cfg" append)
-	stem=bench-$runid-$cfg-$rep
-	say "[$cfg rep $rep/$repeats] variant $variant sysctl '${sysctl:-none}'"
-	"$LAB_ROOT/scripts/boot.sh" --variant "$variant" --job bench --mem "$MEM" \
-		--disk "$disk" --timeout $((secs * 8 + 600)) --name "$stem" --no-icount \
-		--append "kunit.enable=0 tsc=reliable lab.cfg=$cfg lab.secs=$secs${sysctl:+ lab.sysctl=$sysctl}${extra:+ $extra}" \
-		-- -icount "shift=$SHIFT" || rc=$?
-	cp "$LOGS/$stem.result" "$outdir/$cfg.$rep.result" 2>/dev/null || true
-	cp "$LOGS/$stem.console.log" "$outdir/$cfg.$rep.console.log" 2>/dev/null || true
-	[ "$rc" = 0 ] || say "[$cfg rep $rep] boot FAILED (rc=$rc); kept its logs, going on"
-	echo "$cfg	$rep	$variant	$rc" >>"$outdir/runs.tsv"
+# boot_append VARIANT FRAG SEED: the kernel command line of a save.
+boot_append() {
+	local a="kunit.enable=0 tsc=reliable lab.frag=$2 lab.seed=$3"
+	[ "$1" = baseline ] || a="$a sysctl.vm.watermark_ladder_order=0"
+	echo "$a"
+}
+
+# state_key VARIANT: what a saved state depends on, hashed.
+state_key() {
+	{
+		echo "$1 $MEM $ICOUNT"
+		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
+	} | sha256sum | cut -c1-12
 }
 
 # make_disk IMG: a sparse ext2 image holding one sparse 2 GiB file, big, whose
-# page cache the scenario streams (guest/jobs/bench.sh, pick_disk).
+# page cache the scenario streams (guest/jobs/bench.sh, pick_disk). Reading
+# its holes does no I/O, so no disk timing enters the guest.
 make_disk() {
 	local dir
 	command -v mke2fs >/dev/null || die "mke2fs missing: apt-get install e2fsprogs"
 	dir=$(mktemp -d)
 	truncate -s 2G "$dir/big"
-	mke2fs -q -t ext2 -F -d "$dir" "$1" 3G
+	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp" 3G
+	mv "$1.tmp" "$1"
 	rm -rf "$dir"
 }
 
+# go_mem FILE: the 1 MiB file behind the guest's ivshmem device, where
+# bench/state.py writes the "go" line of a restore (guest/src/waitgo.c).
+go_mem() {
+	printf 'wait\n' >"$1"
+	truncate -s 1M "$1"
+}
+
+# go_args FILE: QEMU's arguments for that device.
+go_args() {
+	printf '%s\n' -object "memory-backend-file,id=golatch,mem-path=$1,size=1M,share=on" \
+		-device ivshmem-plain,memdev=golatch,master=on
+}
+
+# save_state VARIANT FRAG SEED: boot, fragment, save to build/states (skipped
+# when that state exists). Logs beside the state.
+save_state() {
+	local v=$1 frag=$2 seed=$3 dir stem rc=0
+	dir=$(state_dir "$v")
+	stem=$dir/$frag-$seed
+	[ -f "$stem.state" ] && return 0
+	mkdir -p "$dir"
+	go_mem "$stem.wait.mem"
+	rm -f "$stem.qmp"
+	local -a extra
+	mapfile -t extra < <(qemu_args; go_args "$stem.wait.mem")
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
+		--timeout 3600 --name "state-$v-$frag-$seed" --no-icount \
+		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
+		-qmp "unix:$stem.qmp,server=on,wait=off" >"$stem.boot.log" 2>&1 &
+	local qemu=$!
+	"$PYTHON" "$BENCH/state.py" save --qmp "$stem.qmp" --result "$LOGS/state-$v-$frag-$seed.result" \
+		--state "$stem.state" --timeout 3000 --pid "$qemu" >"$stem.save.log" 2>&1 || rc=$?
+	# On failure QEMU may still be running: it is the one with this socket.
+	[ "$rc" = 0 ] || pkill -f -- "$stem.qmp" || true
+	wait "$qemu" || true
+	cp "$LOGS/state-$v-$frag-$seed.result" "$stem.result" 2>/dev/null || true
+	cp "$LOGS/state-$v-$frag-$seed.console.log" "$stem.console.log" 2>/dev/null || true
+	rm -f "$stem.qmp" "$stem.wait.mem"
+	if grep -q '^SPLAT' "$stem.boot.log"; then
+		rm -f "$stem.state"
+		rc=1
+	fi
+	return "$rc"
+}
+
+# state_dir VARIANT: build/states/by-guest/VARIANT-<key> (keys hashed once).
+declare -A SDIR
+state_dir() {
+	[ -n "${SDIR[$1]:-}" ] || SDIR[$1]=$STATES_DIR/$1-$(state_key "$1")
+	echo "${SDIR[$1]}"
+}
+
+# restore_run CONFIG NAME SEED NUDGE: one configuration from one saved state;
+# the result is the save's result channel followed by the run's. NAME is
+# where the result goes (CONFIG, or CONFIG.repN for the control's repeats);
+# the guest is told CONFIG only, so that a repeat is an exact replay unless
+# NUDGE > 0 shifts the guest's start by a few microseconds (the noise floor:
+# how much a run depends on such a shift).
+restore_run() {
+	local cfg=$1 name=$2 seed=$3 nudge=$4 v frag dir stem run rc=0
+	v=$(conf_get "$cfg" variant)
+	frag=$(conf_get "$cfg" frag 1)
+	dir=$(state_dir "$v")
+	stem=$dir/$frag-$seed
+	[ -f "$stem.state" ] || { echo "no state $stem.state" >"$outdir/$name.$seed.boot.log"; return 1; }
+	run=bench-$runid-$name-$seed
+	go_mem "$tmpdir/$run.mem"
+	local -a extra
+	mapfile -t extra < <(qemu_args; go_args "$tmpdir/$run.mem")
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
+		--timeout $((secs * 10 + settle * 10 + 600)) --name "$run" --no-icount \
+		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
+		-qmp "unix:$tmpdir/$run.qmp,server=on,wait=off" \
+		-incoming "exec:cat $stem.state" >"$outdir/$name.$seed.boot.log" 2>&1 &
+	local qemu=$!
+	# The state was saved paused: it arrives paused, and is let go here.
+	"$PYTHON" "$BENCH/state.py" resume --qmp "$tmpdir/$run.qmp" --timeout 600 --pid "$qemu" \
+		--go-file "$tmpdir/$run.mem" \
+		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
+	wait "$qemu" || rc=$?
+	cat "$stem.result" "$LOGS/$run.result" >"$outdir/$name.$seed.result" 2>/dev/null || true
+	cp "$LOGS/$run.console.log" "$outdir/$name.$seed.console.log" 2>/dev/null || true
+	rm -f "$tmpdir/$run.mem"
+	printf '%s\t%s\t%s\t%s\n' "$name" "$seed" "$v" "$rc" >>"$outdir/runs.tsv"
+	return "$rc"
+}
+
+# Job queue: at most $jobs at once, progress with an estimate of what is left.
+declare -A job_name
+done_jobs=0 total_jobs=0 failed_jobs=0
+t_start=$(date +%s)
+
+# reap: wait for one job, count it, print progress.
+reap() {
+	local pid rc=0 el left
+	wait -n -p pid || rc=$?
+	done_jobs=$((done_jobs + 1))
+	[ "$rc" = 0 ] || failed_jobs=$((failed_jobs + 1))
+	el=$(($(date +%s) - t_start))
+	left=$(((total_jobs - done_jobs) * el / done_jobs))
+	say "[$done_jobs/$total_jobs] ${job_name[$pid]} $([ "$rc" = 0 ] && echo ok || echo "FAILED rc=$rc") -" \
+		"elapsed $((el / 60))m$((el % 60))s, about $((left / 60))m$((left % 60))s left"
+	unset "job_name[$pid]"
+}
+
+# spawn NAME CMD...: run CMD in the background once a slot is free.
+spawn() {
+	local name=$1
+	shift
+	while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do reap; done
+	"$@" &
+	job_name[$!]=$name
+}
+
+drain() {
+	while [ ${#job_name[@]} -gt 0 ]; do reap; done
+}
+
+write_manifest() {
+	local v
+	{
+		echo "set	$set_name"
+		echo "configs	${configs[*]}"
+		echo "control	$CONTROL"
+		echo "states	$nstates"
+		echo "seeds	$(seq -s ' ' 1 "$nstates")"
+		echo "controls_per_state	$controls"
+		echo "secs	$secs"
+		echo "settle	$settle"
+		echo "mem_mib	$MEM"
+		echo "icount	$ICOUNT"
+		echo "rtc	clock=vm"
+		echo "jobs	$jobs"
+		echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "debian_kernel	$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || echo unknown)"
+		echo "qemu	$(qemu-system-x86_64 --version | head -n 1)"
+		echo "lab_commit	$(git -C "$LAB_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(git -C "$LAB_ROOT" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+		echo "series_sha256	$(cat "$LAB_ROOT"/patches/series "$LAB_ROOT"/patches/0*.patch | sha256sum | cut -c1-16)"
+		for v in "${variants[@]}"; do
+			echo "config_sha256_$v	$(sha256sum "$OBJ/$v/.config" | cut -c1-16)"
+			echo "state_dir_$v	$(basename "$(state_dir "$v")")"
+		done
+		echo "command	bench/run.sh ${ARGS[*]}"
+		echo "qemu_restore	$(cat "$outdir"/*.boot.log 2>/dev/null | grep -m1 '^qemu-system' || echo '?')"
+	} >"$outdir/manifest.tsv"
+}
+
 main() {
-	local stamp v cfg rep variants=()
+	local v cfg seed name k frag
 	stamp=$(date -u +%Y%m%d-%H%M%S)
 	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
-	mkdir -p "$outdir"
+	mkdir -p "$outdir" "$BUILD/results"
+	outdir=$(cd "$outdir" && pwd)
 	ln -sfn "$outdir" "$BUILD/results/latest-$set_name"
 	runid=$(basename "$outdir")
-	# One sparse image per result folder: QEMU locks its image, and runs
-	# side by side must not share one (nor their log names).
-	disk=${BENCH_DISK:-$outdir/disk-ext2.img}
-	mkdir -p "$(dirname "$disk")"
-	[ -e "$disk" ] || make_disk "$disk"
+	STATES_DIR=$BUILD/states/by-guest
+	mkdir -p "$STATES_DIR"
+	tmpdir=$(mktemp -d)
+	trap 'rm -rf "$tmpdir"' EXIT
+	[ -e "$STATES_DIR/../disk-ext2.img" ] || make_disk "$STATES_DIR/../disk-ext2.img"
 
+	variants=()
 	for cfg in "${configs[@]}"; do
 		v=$(conf_get "$cfg" variant)
+		[ -n "$v" ] || die "bench/configs/$cfg.conf has no variant="
 		case " ${variants[*]} " in *" $v "*) ;; *) variants+=("$v") ;; esac
 	done
 	for v in "${variants[@]}"; do
-		ensure_variant "$v"
+		[ -f "$OBJ/$v/arch/x86/boot/bzImage" ] || "$LAB_ROOT/scripts/build-kernel.sh" "$v"
+		"$LAB_ROOT/scripts/initramfs.sh" "$v"
+		state_dir "$v" >/dev/null
 	done
-	# An existing OUTDIR is extended: its configurations stay in the report.
-	local all_configs=("${configs[@]}")
-	if [ -f "$outdir/meta.tsv" ]; then
-		local old
-		old=$(sed -n 's/^configs\t//p' "$outdir/meta.tsv")
-		all_configs=()
-		for cfg in $old "${configs[@]}"; do
-			case " ${all_configs[*]} " in *" $cfg "*) ;; *) all_configs+=("$cfg") ;; esac
-		done
-	fi
-	{
-		echo "set	$set_name"
-		echo "repeats	$repeats"
-		echo "secs	$secs"
-		echo "mem_mib	$MEM"
-		echo "icount_shift	$SHIFT"
-		echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"
-		echo "configs	${all_configs[*]}"
-		echo "debian_kernel	$(dpkg-query -W -f '${Version}' linux-source-6.12 2>/dev/null || echo unknown)"
-	} >"$outdir/meta.tsv"
-	touch "$outdir/runs.tsv"
 
-	for rep in $(seq "$first" "$repeats"); do
+	# The states every configuration needs: variant x frag x seed.
+	local -A need=()
+	for cfg in "${configs[@]}"; do
+		need["$(conf_get "$cfg" variant) $(conf_get "$cfg" frag 1)"]=1
+	done
+	total_jobs=0
+	for k in "${!need[@]}"; do
+		for seed in $(seq 1 "$nstates"); do
+			read -r v frag <<<"$k"
+			[ -f "$(state_dir "$v")/$frag-$seed.state" ] || total_jobs=$((total_jobs + 1))
+		done
+	done
+	say "saving $total_jobs state(s) (${#need[@]} kind(s) x $nstates seeds; saved ones are reused)"
+	t_start=$(date +%s) done_jobs=0
+	for k in "${!need[@]}"; do
+		for seed in $(seq 1 "$nstates"); do
+			read -r v frag <<<"$k"
+			[ -f "$(state_dir "$v")/$frag-$seed.state" ] && continue
+			spawn "state $v frag=$frag seed=$seed" save_state "$v" "$frag" "$seed"
+		done
+	done
+	drain
+
+	# Every configuration from every state; the control CONTROLS times.
+	total_jobs=0
+	for cfg in "${configs[@]}"; do
+		n=1
+		[ "$cfg" = "$CONTROL" ] && n=$controls
+		total_jobs=$((total_jobs + n * nstates))
+	done
+	say "running $total_jobs configuration run(s), $jobs at a time"
+	t_start=$(date +%s) done_jobs=0 failed_jobs=0
+	for seed in $(seq 1 "$nstates"); do
 		for cfg in "${configs[@]}"; do
-			boot_one "$cfg" "$rep"
+			spawn "$cfg seed $seed" restore_run "$cfg" "$cfg" "$seed" 0
+			if [ "$cfg" = "$CONTROL" ]; then
+				# Repeat 2 is nudged, repeat 3 an exact replay, 4.. nudged more.
+				for r in $(seq 2 "$controls"); do
+					nudge=$((r == 3 ? 0 : r - 1 - (r > 3)))
+					spawn "$cfg (repeat $r, nudge $nudge) seed $seed" \
+						restore_run "$cfg" "$cfg.rep$r" "$seed" "$nudge"
+				done
+			fi
 		done
 	done
+	drain
+	[ "$failed_jobs" = 0 ] || say "$failed_jobs run(s) failed; their logs are in $outdir"
+	write_manifest
 
-	# Fast path: a fixed -icount shift=0 makes the guest clock count
-	# instructions (1 ns each), so the on/off ratio is not TCG noise.
 	if [ "$fastpath" = 1 ]; then
+		# -icount shift=0: the guest clock counts instructions (1 ns each),
+		# so the on/off ratio is not TCG noise.
 		for v in "${variants[@]}"; do
 			"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench-fastpath --mem "$MEM" \
 				--timeout 900 --name "bench-$runid-fastpath-$v" --no-icount \
-				--append "kunit.enable=0 tsc=reliable lab.reps=$fp_reps" -- -icount shift=0 ||
+				--append "kunit.enable=0 tsc=reliable lab.reps=15" -- -icount shift=0 ||
 				say "fast-path boot of $v FAILED; kept its logs"
 			cp "$LOGS/bench-$runid-fastpath-$v.result" "$outdir/fastpath-$v.result" 2>/dev/null || true
 		done
 	fi
-
-	python3 "$BENCH/report.py" "$outdir"
+	"$PYTHON" "$BENCH/report.py" "$outdir"
 }
 
+ARGS=("$@")
 main

@@ -23,10 +23,17 @@
  * test used random bursts of GFP_ATOMIC order-3 allocations in the same
  * spirit.)  After @duration_ms the run stops and the ring is released.
  *
+ * With sg=1 each frame is built from 2^@order single pages instead, as a
+ * driver that can do scatter/gather receive would (the demand-side answer
+ * of 2004): a frame fails only if one of its order-0 pages cannot be had.
+ *
  * Results, one "key value" line each, in /sys/kernel/debug/rxring/stats:
- * attempts, failures, time of the first failure, the longest run of
- * consecutive failures and a log2 histogram of the time one attempt
- * took (lat_log2_<b> counts attempts that took [2^b, 2^(b+1)) ns).
+ * attempts, failures, the failures among the first @ring attempts (the
+ * first fill of the ring, before kswapd could have done anything: the
+ * burst) apart from the rest, time of the first failure, the longest
+ * run of consecutive failures, the time spent in attempts (CPU per
+ * frame) and a log2 histogram of the time one attempt took
+ * (lat_log2_<b> counts attempts that took [2^b, 2^(b+1)) ns).
  * Writing "start" or "stop" to /sys/kernel/debug/rxring/control starts
  * a fresh run or ends the current one; autostart=1 starts at load.
  */
@@ -51,6 +58,8 @@
 /* Attempts made in one timer callback at most. */
 #define RXRING_MAX_BATCH	256
 #define RXRING_LAT_BUCKETS	40
+/* A scatter/gather frame has at most this many pages (order <= 4). */
+#define RXRING_MAX_SG_PAGES	16
 
 static unsigned int order = 3;
 module_param(order, uint, 0444);
@@ -72,6 +81,10 @@ static unsigned int drain_ms = 1000;
 module_param(drain_ms, uint, 0444);
 MODULE_PARM_DESC(drain_ms, "Give the whole ring back every drain_ms, 0 = never, <= duration_ms (default 1000)");
 
+static bool sg;
+module_param(sg, bool, 0444);
+MODULE_PARM_DESC(sg, "Build each frame from 2^order order-0 pages (scatter/gather) (default 0)");
+
 static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "Start a run when the module is loaded (default 0)");
@@ -91,6 +104,8 @@ static const char * const rxring_state_names[] = {
 struct rxring_stats {
 	u64 attempts;
 	u64 failures;
+	u64 first_fill_failures;
+	u64 attempt_ns;
 	s64 first_fail_ns;
 	u64 fail_streak;
 	u64 max_fail_streak;
@@ -102,7 +117,9 @@ struct rxring_stats {
 };
 
 static struct rxring_stats stats;
+/* @ring frames of frame_pages entries: one page of order @order, or 2^@order pages. */
 static struct page **slots;
+static unsigned int frame_pages;
 static unsigned int head;
 static unsigned int held;
 static ktime_t run_start;
@@ -113,40 +130,77 @@ static struct hrtimer rxring_timer;
 static DEFINE_MUTEX(rxring_lock);
 static struct dentry *rxring_dir;
 
+static unsigned int rxring_page_order(void)
+{
+	return sg ? 0 : order;
+}
+
+/* Free the pages of @frame, if it holds any. */
+static void rxring_free_frame(struct page **frame)
+{
+	unsigned int j;
+
+	for (j = 0; j < frame_pages; j++) {
+		if (frame[j]) {
+			__free_pages(frame[j], rxring_page_order());
+			frame[j] = NULL;
+		}
+	}
+}
+
 static void rxring_release_ring(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ring; i++) {
-		if (slots[i]) {
-			__free_pages(slots[i], order);
-			slots[i] = NULL;
-		}
-	}
+	for (i = 0; i < ring; i++)
+		rxring_free_frame(&slots[i * frame_pages]);
 	head = 0;
 	WRITE_ONCE(held, 0);
+}
+
+/*
+ * Allocate one frame into @frame: one page of @order, or with sg 2^@order
+ * single pages.  All or nothing: a partial frame is freed again.
+ */
+static bool rxring_alloc_frame(struct page **frame)
+{
+	unsigned int j;
+
+	for (j = 0; j < frame_pages; j++) {
+		frame[j] = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, rxring_page_order());
+		if (!frame[j]) {
+			rxring_free_frame(frame);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* One refill: allocate a new buffer, then let go of the oldest one. */
 static void rxring_refill_one(ktime_t now)
 {
-	struct page *page;
-	unsigned int bucket;
+	struct page *new[RXRING_MAX_SG_PAGES] = { NULL };
+	struct page **frame = &slots[head * frame_pages];
+	unsigned int bucket, j;
+	bool ok;
 	u64 t0, dt;
 
 	t0 = ktime_get_ns();
-	page = alloc_pages(GFP_ATOMIC | __GFP_NOWARN, order);
+	ok = rxring_alloc_frame(new);
 	dt = ktime_get_ns() - t0;
 
 	bucket = min_t(u32, dt ? ilog2(dt) : 0, RXRING_LAT_BUCKETS - 1);
 	WRITE_ONCE(stats.lat[bucket], stats.lat[bucket] + 1);
+	WRITE_ONCE(stats.attempt_ns, stats.attempt_ns + dt);
 	WRITE_ONCE(stats.attempts, stats.attempts + 1);
 
-	if (!page) {
+	if (!ok) {
 		/* Drop the frame and keep the old buffer, as drivers do. */
 		if (!stats.failures)
 			WRITE_ONCE(stats.first_fail_ns, ktime_to_ns(ktime_sub(now, run_start)));
 		WRITE_ONCE(stats.failures, stats.failures + 1);
+		if (stats.attempts <= ring)
+			WRITE_ONCE(stats.first_fill_failures, stats.first_fill_failures + 1);
 		stats.fail_streak++;
 		if (stats.fail_streak > stats.max_fail_streak)
 			WRITE_ONCE(stats.max_fail_streak, stats.fail_streak);
@@ -154,11 +208,12 @@ static void rxring_refill_one(ktime_t now)
 	}
 
 	stats.fail_streak = 0;
-	if (slots[head])
-		__free_pages(slots[head], order);
+	if (frame[0])
+		rxring_free_frame(frame);
 	else
 		WRITE_ONCE(held, held + 1);
-	slots[head] = page;
+	for (j = 0; j < frame_pages; j++)
+		frame[j] = new[j];
 	head = (head + 1) % ring;
 }
 
@@ -236,7 +291,10 @@ static int rxring_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "state %s\n", rxring_state_names[READ_ONCE(state)]);
 	seq_printf(m, "elapsed_ms %llu\n", READ_ONCE(stats.elapsed_ns) / NSEC_PER_MSEC);
 	seq_printf(m, "attempts %llu\n", READ_ONCE(stats.attempts));
+	seq_printf(m, "sg %u\n", sg);
 	seq_printf(m, "failures %llu\n", READ_ONCE(stats.failures));
+	seq_printf(m, "first_fill_failures %llu\n", READ_ONCE(stats.first_fill_failures));
+	seq_printf(m, "attempt_ns %llu\n", READ_ONCE(stats.attempt_ns));
 	seq_printf(m, "first_fail_ms %lld\n",
 		   first_fail_ns < 0 ? -1LL : first_fail_ns / (s64)NSEC_PER_MSEC);
 	seq_printf(m, "max_fail_streak %llu\n", READ_ONCE(stats.max_fail_streak));
@@ -298,6 +356,10 @@ static int __init rxring_check_params(void)
 		       RXRING_MAX_DURATION_MS);
 		return -EINVAL;
 	}
+	if (sg && (1U << order) > RXRING_MAX_SG_PAGES) {
+		pr_err("sg=1 takes order <= %u, not %u\n", ilog2(RXRING_MAX_SG_PAGES), order);
+		return -EINVAL;
+	}
 	if (drain_ms > duration_ms) {
 		pr_err("drain_ms=%u longer than duration_ms=%u\n", drain_ms, duration_ms);
 		return -EINVAL;
@@ -319,7 +381,8 @@ static int __init rxring_init(void)
 	if (ret)
 		return ret;
 
-	slots = kcalloc(ring, sizeof(*slots), GFP_KERNEL);
+	frame_pages = sg ? 1U << order : 1;
+	slots = kcalloc(ring * frame_pages, sizeof(*slots), GFP_KERNEL);
 	if (!slots)
 		return -ENOMEM;
 
@@ -332,8 +395,8 @@ static int __init rxring_init(void)
 	debugfs_create_file("stats", 0444, rxring_dir, NULL, &rxring_stats_fops);
 	debugfs_create_file("control", 0200, rxring_dir, NULL, &rxring_control_fops);
 
-	pr_info("order=%u rate=%u ring=%u duration_ms=%u drain_ms=%u\n",
-		order, rate, ring, duration_ms, drain_ms);
+	pr_info("order=%u sg=%u rate=%u ring=%u duration_ms=%u drain_ms=%u\n",
+		order, sg, rate, ring, duration_ms, drain_ms);
 	if (autostart) {
 		mutex_lock(&rxring_lock);
 		rxring_start();

@@ -125,14 +125,15 @@ reliability_tests() {
 		"$LOGS/$v-reliability.result" || true
 }
 
-# debug_bench: the benchmark scenario, shortened (bench set "debug": 10 s,
-# ladder relaxed then strict, no fast-path boots), on the debug kernel. Per
-# configuration: the boot ended cleanly with no splat (scripts/boot.sh), the
-# fragmenter got memory into its state, and the RX ring made atomic attempts.
+# debug_bench: the benchmark scenario, shortened (bench set "debug": one
+# saved state, 10 s, ladder relaxed then strict), on the debug kernel: the
+# save and the restores under lockdep/KASAN. Per configuration: the restore
+# ended cleanly with no splat (scripts/boot.sh), the fragmenter got memory
+# into its state, and the RX ring made atomic attempts.
 debug_bench() {
 	local out=$BUILD/results/check-debug cfg r rc att frc
 	rm -rf "$out"
-	"$LAB_ROOT/bench/run.sh" -s debug -t 10 -n -o "$out" || echo "# bench/run.sh exited $?"
+	"$LAB_ROOT/bench/run.sh" -s debug -n 1 -c 1 -t 10 -o "$out" || echo "# bench/run.sh exited $?"
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$LAB_ROOT/bench/sets/debug" | while read -r cfg; do
 		r=$out/$cfg.1.result
 		rc=$(awk -v c="$cfg" '$1 == c { print $4 }' "$out/runs.tsv" 2>/dev/null)

@@ -6,6 +6,8 @@
 #   missing: <tool> (apt-get install <package>)
 # and a non-zero exit. LAB_NO_INSTALL=1 only reports (no apt-get).
 # python3-ply and python3-git: checkpatch.pl runs scripts/spdxcheck.py.
+# python3-scipy and python3-numpy: the statistics of bench/report.py, which
+# runs with Debian's /usr/bin/python3 (where those packages live).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -35,6 +37,8 @@ pkg:libelf-dev libelf-dev
 pkg:libssl-dev libssl-dev
 pkg:python3-ply python3-ply
 pkg:python3-git python3-git
+pkg:python3-scipy python3-scipy
+pkg:python3-numpy python3-numpy
 pkg:busybox-static busybox-static
 pkg:linux-source-6.12 linux-source-6.12
 '

@@ -80,3 +80,8 @@ die_if_full() {
 	grep -qs 'No space left on device' "$3" || return 0
 	die "build folder full: $2 ran out of space in ${1#"$LAB_ROOT"/} ($(free_mib "$1") MiB free now; log: ${3#"$LAB_ROOT"/})"
 }
+
+# Debian's python3: the packages deps.sh installs (python3-scipy, ...) live
+# there, not in another python3 that may come first on PATH.
+PYTHON=/usr/bin/python3
+export PYTHON

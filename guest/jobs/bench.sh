@@ -1,22 +1,23 @@
 #!/bin/sh
-# bench: the seed's failure case under load (issue 4), one configuration per boot.
+# bench: the seed's failure case under load, from a saved fragmented state.
 #
 # Scenario, fixed before any comparison (bench/README.md says why):
-#   1. apply the configuration's sysctls;
-#   2. fragmenter: free pages above the high watermark, (almost) no free
+#   1. fragmenter: free pages above the high watermark, (almost) no free
 #      block of order >= 3; it keeps its allocations for the whole run;
+#   2. the guest is saved; each restore applies one configuration's sysctls
+#      and lets the system settle for $settle seconds (counted in the costs);
 #   3. for $SECS seconds, at the same time:
 #        rxring     GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 512,
-#                   whole ring given back every second
+#                   whole ring given back every second (sg=1: each frame
+#                   from 8 order-0 pages, the scatter/gather reference)
 #        streamread streams a file through the page cache (/mnt/big on the
 #                   ext2 disk: movable page cache; see pick_disk)
 #        monitor    a snapshot every second (time:, buddyinfo, vmstat,
 #                   zoneinfo watermarks, rxring counters, kswapd CPU)
 #   4. final counters and the module's stats.
-# Kernel command line (bench/run.sh sets it from bench/configs/*.conf):
-#   lab.cfg=NAME          configuration name, echoed back
-#   lab.sysctl=K=V,K=V    sysctls; V may be xN for N times the boot value
-#   lab.secs=S            length of the RX-ring run (default 30)
+# The guest is saved once fragmented and restored once per configuration
+# (bench/run.sh, bench/state.py); see wait_for_go. Kernel command line:
+#   lab.seed=N            the fragmenter's seed (0: its fixed pattern)
 #   lab.frag=0            skip the fragmenter (the control: same load, memory
 #                         as it is after boot)
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
@@ -127,46 +128,71 @@ monitor() {
 	done
 }
 
-main() {
-	cfg=$(cmdline_arg lab.cfg unnamed)
-	sysctls=$(cmdline_arg lab.sysctl "")
-	secs=$(cmdline_arg lab.secs 30)
-	frag=$(cmdline_arg lab.frag 1)
-
-	out "bench: config $cfg"
-	out "bench: kernel $(uname -r)"
-	out "bench: memtotal_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
-	out "bench: secs $secs"
-	out "bench: rxring order $RX_ORDER rate $RX_RATE ring $RX_RING drain_ms $RX_DRAIN_MS"
-
-	apply_sysctls "$sysctls"
-	report_knobs
-
-	insmod "$MOD/rxring.ko" order=$RX_ORDER rate=$RX_RATE ring=$RX_RING \
-		drain_ms=$RX_DRAIN_MS duration_ms=$((secs * 1000))
-
+# fragment FRAG SEED: put memory into the scenario's state (FRAG=0: leave it
+# as it is after boot, the control) and report how it went; sets holder.
+fragment() {
 	pick_disk
 	# The fragmenter wants one page of cache per read: no readahead while
 	# it opens the disk (a file takes the device's readahead at open).
 	ra=$(blockdev --getra /dev/vda)
 	blockdev --setra 0 /dev/vda
 	frag_rc=0
-	if [ "$frag" = 0 ]; then
+	if [ "$1" = 0 ]; then
 		echo "fragmenter: skipped (lab.frag=0)" >/tmp/frag.out
 	else
-		"$BIN/fragmenter" -D -d "$DISK" >/tmp/frag.out 2>&1 || frag_rc=$?
+		"$BIN/fragmenter" -D -d "$DISK" -s "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
 	fi
 	blockdev --setra "$ra" /dev/vda
 	cat /tmp/frag.out
 	sed 's/^/  /' /tmp/frag.out | grep -v '^  fragmenter: buddyinfo' >"$RESULT" || true
 	out "bench: fragment_rc $frag_rc"
 	holder=$(sed -n 's/^fragmenter: holder pid //p' /tmp/frag.out)
+}
 
+# go_field LINE KEY DEFAULT: value of KEY=... in a "go" line.
+go_field() {
+	v=$(echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | tail -n 1)
+	echo "${v:-$3}"
+}
+
+# wait_for_go: the saved state waits here, in waitgo (guest/src/waitgo.c),
+# which spins on the shared memory of the ivshmem device. The host pauses
+# and saves the whole guest (bench/state.py) once "bench: state-ready" is
+# out, then restores it once per configuration, writing into that memory,
+# before the guest runs again, a line
+#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 sysctl=K=V,K=V
+# Sets cfg, nudge, sysctls, secs, settle, sg.
+wait_for_go() {
+	line=$("$BIN/waitgo")
+	cfg=$(go_field "$line" cfg unnamed)
+	nudge=$(go_field "$line" nudge 0)
+	secs=$(go_field "$line" secs 30)
+	settle=$(go_field "$line" settle 5)
+	sg=$(go_field "$line" sg 0)
+	sysctls=$(go_field "$line" sysctl "")
+}
+
+header() {
+	out "bench: config $cfg"
+	out "bench: nudge $nudge"
+	out "bench: kernel $(uname -r)"
+	out "bench: memtotal_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
+	out "bench: secs $secs"
+	out "bench: rxring order $RX_ORDER sg $sg rate $RX_RATE ring $RX_RING drain_ms $RX_DRAIN_MS"
+}
+
+begin_block() {
 	out "== begin"
 	cat /proc/vmstat >"$RESULT"
 	cpu_line >"$RESULT"
 	out "== end"
+}
 
+# run_demand: RX ring + streaming reader + monitor for $secs, then the
+# final counters.
+run_demand() {
+	insmod "$MOD/rxring.ko" order=$RX_ORDER sg="$sg" rate=$RX_RATE ring=$RX_RING \
+		drain_ms=$RX_DRAIN_MS duration_ms=$((secs * 1000))
 	rm -f /tmp/bench.stop
 	monitor &
 	mon=$!
@@ -190,12 +216,41 @@ main() {
 	sed 's/^/rxring: /' "$DBG/stats" | grep -v ' lat_log2_[0-9]* 0$' >"$RESULT"
 	cat /tmp/stream.out >"$RESULT"
 	cat /tmp/stream.out
-
 	if [ -n "$holder" ]; then
 		kill "$holder" 2>/dev/null || true
 	fi
 	rmmod rxring
 	out "bench: done"
+}
+
+main() {
+	frag=$(cmdline_arg lab.frag 1)
+	seed=$(cmdline_arg lab.seed 0)
+	if ! grep -qx 0x1110 /sys/bus/pci/devices/*/device; then
+		out "bench: error no ivshmem device to take the configuration from (run it with bench/run.sh)"
+		exit 1
+	fi
+	# Fragment with the boot defaults and wait to be saved; each restore
+	# applies its own configuration and settles, and the counters cover
+	# the settle too (its cost).
+	out "bench: phase save frag $frag seed $seed"
+	fragment "$frag" "$seed"
+	out "bench: ready_at $(cut -d' ' -f1 /proc/uptime)"
+	out "bench: state-ready"
+	wait_for_go
+	# nudge: start a few microseconds later (the noise floor of bench/run.sh).
+	i=0
+	while [ "$i" -lt "$nudge" ]; do
+		i=$((i + 1))
+	done
+	out "bench: restored $(cut -d' ' -f1 /proc/uptime)"
+	header
+	begin_block
+	apply_sysctls "$sysctls"
+	report_knobs
+	sleep "$settle"
+	out "bench: settled $settle"
+	run_demand
 }
 
 main "$@"

@@ -10,19 +10,20 @@
  * It gets there the way a long-running machine does, with a mix:
  *  1. cache: clean page cache up to -c of memory, read from the raw block
  *     device (-d, /dev/vda) one page at a time (readahead off); after each
- *     7 pages one unmovable allocation that stays: a page of pipe data or
- *     a page table (one touch per 2 MiB of a sparse mapping); every few
- *     pages a datagram queued on a unix socket and a file created in a
- *     tmpfs (slab: skbs, dentries, inodes), now and then a thread (kernel
- *     stack);
+ *     7 pages (with -s: 4 to 10, drawn from the seed) one unmovable
+ *     allocation that stays: a page of pipe data or a page table (one
+ *     touch per 2 MiB of a sparse mapping); every few pages a datagram
+ *     queued on a unix socket and a file created in a tmpfs (slab: skbs,
+ *     dentries, inodes), now and then a thread (kernel stack);
  *  2. anon: anonymous memory, page by page, until the zone is down to
  *     twice its high watermark (kswapd has not had to run: the cache is
  *     all there); the free pages left are the largest blocks, as the buddy
  *     allocator hands out the smallest first;
  *  3. churn: close every other small-datagram socket pair and every fourth
  *     pipe, unlink every other file, and drop every other anonymous page
- *     (oldest first) until -F times the high watermark more is free: each
- *     freed page's neighbours are still in use;
+ *     (oldest first; with -s, one page of each pair, drawn from the seed)
+ *     until -F times the high watermark more is free: each freed page's
+ *     neighbours are still in use;
  *  4. plug: 6 KiB datagrams, whose data sits in order-3 slabs, take what is
  *     left of the free blocks of order >= 3 (socket buffers that stay).
  *     The holes of step 3 keep the zone above its watermarks meanwhile,
@@ -97,6 +98,7 @@ static struct {
 	int daemon;
 	int hold_secs;
 	const char *ready_file;
+	unsigned long seed;	/* 0: the fixed pattern; else a seeded layout */
 } opt = {
 	.disk = "/dev/vda",
 	.tmpdir = "/tmp/fragmenter",
@@ -132,6 +134,33 @@ static struct {
 } hold;
 
 static volatile sig_atomic_t stop;
+
+/*
+ * Seeded layout (-s): xorshift64, so that a seed gives the same sequence
+ * of choices in every run (the guest's timing still varies what the
+ * buddy allocator hands out, but far less than between seeds).
+ */
+static uint64_t rng_state;
+
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Page cache pages before the next unmovable page: PC_RUN, or 4..10. */
+static int pc_run_len(void)
+{
+	return opt.seed ? 4 + (int)(rng_next() % 7) : PC_RUN;
+}
+
+/* Of the anon pair at @i, which page to drop: the first, or either. */
+static size_t punch_offset(void)
+{
+	return opt.seed ? (size_t)(rng_next() & 1) : 0;
+}
 
 static void die(const char *what)
 {
@@ -381,10 +410,11 @@ static void cache_fill(long total_pages)
 {
 	size_t pages = (size_t)(opt.pc_frac * total_pages);
 	size_t i;
-	int j;
+	int j, run;
 
 	for (i = 0; hold.pc_pages < pages; i++) {
-		for (j = 0; j < PC_RUN; j++)
+		run = pc_run_len();
+		for (j = 0; j < run; j++)
 			add_pagecache_page();
 		if (i % PT_EVERY == 3)
 			add_page_table();
@@ -507,7 +537,7 @@ static void churn(long target)
 			/* munmap, not madvise: the guest kernel has no
 			 * CONFIG_ADVISE_SYSCALLS.  One VMA more per page.
 			 */
-			if (munmap(hold.anon + hold.anon_punched * PAGE, PAGE))
+			if (munmap(hold.anon + (hold.anon_punched + punch_offset()) * PAGE, PAGE))
 				die("munmap");
 			hold.anon_punched += 2;
 			hold.anon_dropped++;
@@ -672,7 +702,7 @@ static void usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s [-d disk] [-T tmpdir] [-c pagecache_frac] [-A anon_max]\n"
 		"          [-F free_mult] [-P max_ge3_pct] [-R rounds] [-D] [-t hold_secs]\n"
-		"          [-w ready_file]\n", argv0);
+		"          [-w ready_file] [-s seed]\n", argv0);
 	exit(2);
 }
 
@@ -693,7 +723,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char r;
 
-	while ((c = getopt(argc, argv, "d:T:c:A:F:P:R:Dt:w:")) != -1) {
+	while ((c = getopt(argc, argv, "d:T:c:A:F:P:R:Dt:w:s:")) != -1) {
 		switch (c) {
 		case 'd':
 			opt.disk = optarg;
@@ -725,6 +755,9 @@ int main(int argc, char **argv)
 		case 'w':
 			opt.ready_file = optarg;
 			break;
+		case 's':
+			opt.seed = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			usage(argv[0]);
 		}
@@ -733,6 +766,10 @@ int main(int argc, char **argv)
 	    opt.free_mult < 1 || opt.rounds < 1)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Spread small seeds over the state; xorshift must not start at 0. */
+	rng_state = opt.seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (opt.seed)
+		printf("fragmenter: seed %lu\n", opt.seed);
 
 	if (!opt.daemon) {
 		rc = fragment();
