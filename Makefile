@@ -31,7 +31,7 @@ run: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseli
 	@bench/run.sh -s run -n 3
 
 bench: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
-	@bench/run.sh -s bench -n 8 -F
+	@bench/run.sh -s bench -n 10 -F
 
 job: deps tree kernel-patched initramfs-patched
 	@$(S)/boot.sh --variant patched --job $(RUN_JOB)

@@ -118,9 +118,12 @@ def collect(outdir):
     return runs
 
 
+ANY_STATE = False     # bench/run.sh -a: a state counts whatever it reached
+
+
 def counted(run):
     s = run["summary"]
-    return s.get("done") == 1 and s.get("fragment_ok", 1) == 1
+    return s.get("done") == 1 and (ANY_STATE or s.get("fragment_ok", 1) == 1)
 
 
 def values(runs, cfg, metric, rep=1):
@@ -153,9 +156,9 @@ def fmt_ratio(r):
     if r is None or r.get("ratio") is None:
         return "-"
     lo, hi = r.get("lo"), r.get("hi")
-    iv = f"[{lo:.2f},{hi:.2f}]" if lo is not None else "[n too small]"
+    iv = f"[{lo:.3g},{hi:.3g}]" if lo is not None else "[n too small]"
     mark = {"lower": " <", "higher": " >"}.get(r["verdict"], " =")
-    return f"x{r['ratio']:.2f} {iv}{mark}"
+    return f"x{r['ratio']:.3g} {iv}{mark}"
 
 
 def summarize(runs, configs, control):
@@ -190,7 +193,7 @@ def write_runs(outdir, runs):
     keys = sorted({k for r in runs for k, v in r["summary"].items()
                    if isinstance(v, (int, float))})
     with open(os.path.join(outdir, "runs.csv"), "w", newline="") as f:
-        wr = csv.writer(f)
+        wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["config", "rep", "seed", "counted"] + keys)
         for r in sorted(runs, key=lambda r: (r["config"], r["rep"], r["seed"])):
             wr.writerow([r["config"], r["rep"], r["seed"], int(counted(r))]
@@ -199,7 +202,7 @@ def write_runs(outdir, runs):
 
 def write_summary(outdir, configs, summ):
     with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
-        wr = csv.writer(f)
+        wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["config", "kind", "metric", "n", "median", "ci_low", "ci_high",
                      "vs", "ratio", "ratio_ci_low", "ratio_ci_high", "p", "verdict"])
         for cfg in configs:
@@ -356,7 +359,7 @@ def frontier(outdir, configs, summ):
     with open(os.path.join(outdir, "frontier.txt"), "w") as f:
         f.write(text + "\n")
     with open(os.path.join(outdir, "frontier.csv"), "w", newline="") as f:
-        wr = csv.writer(f)
+        wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["config", "cost", "cost_median", "lost_median",
                      "cheapest_stock_no_worse", "best_stock_no_costlier",
                      "its_lost_median", "ladder_ahead"])
@@ -499,7 +502,9 @@ def main(argv):
     if len(argv) != 2:
         sys.exit("usage: bench/report.py OUTDIR")
     outdir = argv[1]
+    global ANY_STATE
     meta = read_manifest(outdir)
+    ANY_STATE = meta.get("any_state") == "1"
     control = meta.get("control", "ladder-off")
     runs = collect(outdir)
     if not runs:

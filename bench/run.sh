@@ -3,9 +3,10 @@
 # run every configuration of that kernel from the same saved state.
 #
 # usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS]
-#                     [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F]
+#                     [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F] [-a]
 #   -s SET       bench/sets/SET lists the configurations (default: run)
-#   -n STATES    saved states (fragmenter seeds 1..N) per kernel (default 3)
+#   -n STATES    saved states per kernel (default 3): the first seeds (1, 2,
+#                ...) whose fragmenter reached its target
 #   -t SECS      length of the RX-ring run in the guest (default 30)
 #   -e SETTLE    seconds between the sysctls and the run (default 5)
 #   -c CONTROLS  runs of the control (ladder-off) from each state (default 3):
@@ -19,6 +20,7 @@
 #   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off)
 #   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
 #   -F           also the fast-path boots (allocbench, job bench-fastpath)
+#   -a           any state counts, target reached or not (check-debug's smoke run)
 #
 # 1. States: for each kernel variant the set needs, boot job bench with
 #    lab.seed=K (K = 1..N): the fragmenter puts memory into the scenario's
@@ -42,13 +44,13 @@ set -eu
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/../scripts/lib.sh"
 
-set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0
+set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0 any_state=0
 ICOUNT=shift=2,sleep=off
 MEM=1024
 CONTROL=ladder-off
-USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F]"
+USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F] [-a]"
 
-while getopts "s:n:t:e:c:j:i:o:F" opt; do
+while getopts "s:n:t:e:c:j:i:o:Fa" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
 	n) nstates=$OPTARG ;;
@@ -59,6 +61,7 @@ while getopts "s:n:t:e:c:j:i:o:F" opt; do
 	i) ICOUNT=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	F) fastpath=1 ;;
+	a) any_state=1 ;;
 	*) die "$USAGE" ;;
 	esac
 done
@@ -141,7 +144,8 @@ save_state() {
 	[ -f "$stem.state" ] && return 0
 	mkdir -p "$dir"
 	go_mem "$stem.wait.mem"
-	rm -f "$stem.qmp"
+	# No earlier run's result may tell state.py that this guest is ready.
+	rm -f "$stem.qmp" "$LOGS/state-$v-$frag-$seed.result" "$LOGS/state-$v-$frag-$seed.console.log"
 	local -a extra
 	mapfile -t extra < <(qemu_args; go_args "$stem.wait.mem")
 	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
@@ -162,6 +166,15 @@ save_state() {
 		rc=1
 	fi
 	return "$rc"
+}
+
+# state_usable VARIANT FRAG SEED: the state exists and its fragmenter reached
+# its target (or FRAG=0, or -a).
+state_usable() {
+	local stem
+	stem=$(state_dir "$1")/$2-$3
+	[ -f "$stem.state" ] || return 1
+	[ "$2" = 0 ] || [ "$any_state" = 1 ] || tr -d '\r' <"$stem.result" | grep -qx '  fragmenter: result ok'
 }
 
 # state_dir VARIANT: build/states/by-guest/VARIANT-<key> (keys hashed once).
@@ -207,7 +220,7 @@ restore_run() {
 }
 
 # Job queue: at most $jobs at once, progress with an estimate of what is left.
-declare -A job_name
+declare -A job_name=()
 done_jobs=0 total_jobs=0 failed_jobs=0
 t_start=$(date +%s)
 
@@ -244,8 +257,11 @@ write_manifest() {
 		echo "configs	${configs[*]}"
 		echo "control	$CONTROL"
 		echo "states	$nstates"
-		echo "seeds	$(seq -s ' ' 1 "$nstates")"
+		for k in "${!seeds[@]}"; do
+			echo "seeds_${k// /_frag}	${seeds[$k]# }"
+		done
 		echo "controls_per_state	$controls"
+		echo "any_state	$any_state"
 		echo "secs	$secs"
 		echo "settle	$settle"
 		echo "mem_mib	$MEM"
@@ -292,28 +308,45 @@ main() {
 		state_dir "$v" >/dev/null
 	done
 
-	# The states every configuration needs: variant x frag x seed.
-	local -A need=()
+	# The states every configuration needs, per kind (variant x frag): the
+	# first NSTATES seeds whose fragmenter reached its target (-a: the first
+	# NSTATES seeds, whatever they reached), trying at most 3 x NSTATES.
+	local -A need=() seeds=()
 	for cfg in "${configs[@]}"; do
 		need["$(conf_get "$cfg" variant) $(conf_get "$cfg" frag 1)"]=1
 	done
-	total_jobs=0
+	say "saving states: ${#need[@]} kind(s) x $nstates (saved ones are reused)"
+	local next good tried
 	for k in "${!need[@]}"; do
-		for seed in $(seq 1 "$nstates"); do
-			read -r v frag <<<"$k"
-			[ -f "$(state_dir "$v")/$frag-$seed.state" ] || total_jobs=$((total_jobs + 1))
+		read -r v frag <<<"$k"
+		next=1 tried=0
+		while :; do
+			good=$(for seed in ${seeds[$k]:-}; do echo "$seed"; done | wc -l)
+			[ "$good" -lt "$nstates" ] || break
+			[ "$tried" -lt $((3 * nstates)) ] ||
+				die "only $good of $nstates states of $v (frag=$frag) reached the fragmenter's target in $tried tries"
+			total_jobs=$((nstates - good)) done_jobs=0 t_start=$(date +%s)
+			local batch=()
+			while [ ${#batch[@]} -lt $((nstates - good)) ]; do
+				batch+=("$next")
+				if [ ! -f "$(state_dir "$v")/$frag-$next.state" ]; then
+					spawn "state $v frag=$frag seed=$next" save_state "$v" "$frag" "$next"
+				else
+					total_jobs=$((total_jobs - 1))
+				fi
+				next=$((next + 1)) tried=$((tried + 1))
+			done
+			drain
+			for seed in "${batch[@]}"; do
+				if state_usable "$v" "$frag" "$seed"; then
+					seeds[$k]="${seeds[$k]:-} $seed"
+				else
+					say "state $v frag=$frag seed=$seed: the fragmenter missed its target; trying another seed"
+				fi
+			done
 		done
+		say "states of $v (frag=$frag): seeds${seeds[$k]}"
 	done
-	say "saving $total_jobs state(s) (${#need[@]} kind(s) x $nstates seeds; saved ones are reused)"
-	t_start=$(date +%s) done_jobs=0
-	for k in "${!need[@]}"; do
-		for seed in $(seq 1 "$nstates"); do
-			read -r v frag <<<"$k"
-			[ -f "$(state_dir "$v")/$frag-$seed.state" ] && continue
-			spawn "state $v frag=$frag seed=$seed" save_state "$v" "$frag" "$seed"
-		done
-	done
-	drain
 
 	# Every configuration from every state; the control CONTROLS times.
 	total_jobs=0
@@ -324,8 +357,11 @@ main() {
 	done
 	say "running $total_jobs configuration run(s), $jobs at a time"
 	t_start=$(date +%s) done_jobs=0 failed_jobs=0
-	for seed in $(seq 1 "$nstates"); do
+	local i
+	for i in $(seq 1 "$nstates"); do
 		for cfg in "${configs[@]}"; do
+			k="$(conf_get "$cfg" variant) $(conf_get "$cfg" frag 1)"
+			seed=$(awk -v i="$i" '{ print $i }' <<<"${seeds[$k]}")
 			spawn "$cfg seed $seed" restore_run "$cfg" "$cfg" "$seed" 0
 			if [ "$cfg" = "$CONTROL" ]; then
 				# Repeat 2 is nudged, repeat 3 an exact replay, 4.. nudged more.

@@ -1,12 +1,18 @@
 #!/bin/bash
-# Host-side tests of the bench parser and report, on saved guest runs:
+# Host-side tests of the benchmark's parser, statistics, report and runner,
+# on saved guest runs and known answers:
 #   bench/fixtures/<config>.<rep>.result    raw result channel of a real boot
 #   bench/fixtures/<config>.<rep>.expected  bench/parse.py's summary of it
+#   bench/fixtures/paired/                  a real bench/run.sh folder: 2
+#                                           saved states per kernel, the
+#                                           control 3 times per state
 #   bench/fixtures/fastpath-*.result        bench-fastpath runs
+#   bench/test_stats.py                     bench/stats.py on known answers
 # One PASS:/FAIL: line per check. `bench/selftest.sh --update` rewrites the
 # expected files (review the diff before committing).
 set -eu
 BENCH=$(cd "$(dirname "$0")" && pwd)
+. "$BENCH/../scripts/lib.sh"
 FIX=$BENCH/fixtures
 pass=0 fail=0
 
@@ -22,38 +28,77 @@ result() {
 
 for f in "$FIX"/*.[0-9]*.result; do
 	exp=${f%.result}.expected
-	[ "${1:-}" = --update ] && python3 "$BENCH/parse.py" "$f" >"$exp"
+	[ "${1:-}" = --update ] && "$PYTHON" "$BENCH/parse.py" "$f" >"$exp"
 	rc=0
-	diff -u "$exp" <(python3 "$BENCH/parse.py" "$f") || rc=$?
+	diff -u "$exp" <("$PYTHON" "$BENCH/parse.py" "$f") || rc=$?
 	result "$rc" "bench parse $(basename "$f")"
 done
 
-# The report on the fixtures: table columns, baseline at 0.00%, fast-path
-# ratio, CSV and both plots.
+# The statistics, on known answers (each check prints its own line).
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-cp "$FIX"/*.result "$FIX/meta.tsv" "$out/"
 rc=0
-python3 "$BENCH/report.py" "$out" >"$out/report.txt" 2>&1 || rc=$?
-result "$rc" "bench report runs"
+"$PYTHON" "$BENCH/test_stats.py" >"$out/stats.txt" 2>&1 || rc=$?
+grep -E '^(PASS|FAIL): ' "$out/stats.txt" || true
+pass=$((pass + $(grep -c '^PASS: ' "$out/stats.txt" || true)))
+fail=$((fail + $(grep -c '^FAIL: ' "$out/stats.txt" || true)))
+if [ "$rc" != 0 ] && ! grep -q '^FAIL: ' "$out/stats.txt"; then
+	result 1 "bench/test_stats.py ran (rc=$rc): $(tail -n 1 "$out/stats.txt")"
+fi
+
+# The report on a real paired folder.
+cp -r "$FIX/paired" "$out/r"
+cp "$FIX"/fastpath-*.result "$out/r/"
 rc=0
-head -n 1 "$out/table.txt" | grep -q 'baseline *ladder-strict' || rc=1
-grep -q '^atomic failure rate % *val *[0-9.]* (+0.00%)' "$out/table.txt" || rc=1
-result "$rc" "bench table: one column per configuration, baseline delta 0.00%"
+"$PYTHON" "$BENCH/report.py" "$out/r" >"$out/report.txt" 2>&1 || rc=$?
+result "$rc" "bench report runs on the paired fixture"
 rc=0
-grep -q '^ratio_on_off	3	-	1\.0757' "$out/fastpath.tsv" || rc=1
+for c in baseline ladder-off ladder-o3-relaxed wsf-100; do
+	grep -q "^$c  *2 " "$out/r/table.txt" || rc=1
+done
+grep -q '^ladder-off .* control ' "$out/r/table.txt" || rc=1
+result "$rc" "bench table: one row per configuration, 2 states each, the control named"
+rc=0
+head -n 1 "$out/r/summary.csv" | grep -q '^config,kind,metric,n,median,ci_low,ci_high,vs,ratio,ratio_ci_low,ratio_ci_high,p,verdict$' || rc=1
+grep -q '^baseline,stock-kernel,lost,2,.*,ladder-off (two-sample),' "$out/r/summary.csv" || rc=1
+grep -q '^wsf-100,stock,lost,2,.*,ladder-off (paired),' "$out/r/summary.csv" || rc=1
+result "$rc" "bench summary.csv: intervals, paired and two-sample comparisons"
+# n = 2 cannot give a 95% interval on a median, and the paired interval of
+# such a small sample must span 1: the report has to say it cannot tell.
+rc=0
+grep -q '^ladder-o3-relaxed,ladder,lost,2,[0-9.]*,,,' "$out/r/summary.csv" || rc=1
+grep -q '^ladder-o3-relaxed,ladder,lost,.*,no change shown$' "$out/r/summary.csv" || rc=1
+result "$rc" "bench summary.csv: n=2 has no median interval and says 'no change shown'"
+rc=0
+grep -q 'run 3 (exact replay) lost  *identical in 2/2 states' "$out/r/noise.txt" || rc=1
+grep -q 'run 2 (nudged by 1) lost ' "$out/r/noise.txt" || rc=1
+result "$rc" "bench noise floor: exact replays identical, nudged runs reported"
+rc=0
+grep -q '^ladder-o3-relaxed: lost ' "$out/r/frontier.txt" || rc=1
+grep -q 'best stock costing <= ' "$out/r/frontier.txt" || rc=1
+result "$rc" "bench frontier: the ladder against the stock settings"
+rc=0
+grep -q '^ratio_on_off	3	-	1\.0757' "$out/r/fastpath.tsv" || rc=1
 result "$rc" "bench fast-path ratio from the fixture"
-rc=0
-grep -q '^ladder-strict,fail_rate_pct,1,' "$out/summary.csv" || rc=1
-[ "$(wc -l <"$out/series/baseline.1.tsv")" -gt 10 ] || rc=1
-result "$rc" "bench CSV and per-second series"
 if command -v gnuplot >/dev/null; then
 	rc=0
-	for p in free-ge3.png failures.png; do
-		[ -s "$out/$p" ] || rc=1
+	for p in frontier.png free-ge3.png; do
+		[ -s "$out/r/$p" ] || rc=1
 	done
 	result "$rc" "bench plots (gnuplot)"
 fi
+
+# The runner refuses bad input in one line, before it builds or boots.
+for args in "-n 0" "-n x" "-s no-such-set" "-c 0"; do
+	rc=0
+	# shellcheck disable=SC2086 # the arguments are meant to split
+	"$BENCH/run.sh" $args >"$out/bad.txt" 2>&1 || rc=$?
+	if [ "$rc" != 0 ] && [ "$(wc -l <"$out/bad.txt")" = 1 ] && grep -q 'error' "$out/bad.txt"; then
+		result 0 "bench/run.sh $args: one error line, exit $rc"
+	else
+		result 1 "bench/run.sh $args: rc=$rc, output: $(head -c 200 "$out/bad.txt")"
+	fi
+done
 
 echo "bench selftest: $pass passed, $fail failed"
 [ "$fail" = 0 ]

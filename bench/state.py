@@ -92,10 +92,14 @@ def alive(pid):
 
 
 def wait_ready(result, deadline, pid):
+    start = time.time()
     while time.time() < deadline:
         if not alive(pid):
             fail(f"the guest ended before '{READY}' (see {result})")
         try:
+            # A result file from before this guest started is not its own.
+            if os.stat(result).st_mtime < start - 1:
+                raise FileNotFoundError
             with open(result, errors="replace") as f:
                 if any(line.strip() == READY for line in f):
                     return

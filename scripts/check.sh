@@ -133,7 +133,7 @@ reliability_tests() {
 debug_bench() {
 	local out=$BUILD/results/check-debug cfg r rc att frc
 	rm -rf "$out"
-	"$LAB_ROOT/bench/run.sh" -s debug -n 1 -c 1 -t 10 -o "$out" || echo "# bench/run.sh exited $?"
+	"$LAB_ROOT/bench/run.sh" -s debug -n 1 -c 1 -t 10 -a -o "$out" || echo "# bench/run.sh exited $?"
 	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$LAB_ROOT/bench/sets/debug" | while read -r cfg; do
 		r=$out/$cfg.1.result
 		rc=$(awk -v c="$cfg" '$1 == c { print $4 }' "$out/runs.tsv" 2>/dev/null)
@@ -149,6 +149,46 @@ debug_bench() {
 	done
 }
 
+# bench_paired: the benchmark's save and restore on the patched kernel (bench
+# set "check": one saved state, 5 s runs). The control three times (the
+# third an exact replay), the ladder and the scatter/gather ring once. Pass
+# rules: each run finished from the saved state (one LAB-BEGIN: restored,
+# not booted afresh); the exact replay's counters equal the first run's
+# (the runs are deterministic, the benchmark's premise); the ladder run
+# has the ladder's sysctl and the sg run scatter/gather frames.
+bench_paired() {
+	local out=$BUILD/results/check-bench r n
+	rm -rf "$out"
+	"$LAB_ROOT/bench/run.sh" -s check -n 1 -c 3 -t 5 -a -o "$out" >"$LOGS/check-bench.log" 2>&1 ||
+		echo "# bench/run.sh exited $? (log: build/logs/check-bench.log)"
+	for r in ladder-off.1 ladder-off.rep2.1 ladder-off.rep3.1 ladder-o3-relaxed.1 sg.1; do
+		n=$(tr -d '\r' <"$out/$r.result" 2>/dev/null | grep -c '^LAB-BEGIN' || true)
+		if tr -d '\r' <"$out/$r.result" 2>/dev/null | grep -q '^bench: done' && [ "$n" = 1 ]; then
+			echo "PASS: bench restore $r: finished from the saved state"
+		else
+			echo "FAIL: bench restore $r: no 'bench: done' or not one LAB-BEGIN ($n); logs: build/results/check-bench"
+		fi
+	done
+	if grep -q '^  run 3 (exact replay) lost  *identical in 1/1 states' "$out/noise.txt" 2>/dev/null &&
+		grep -q '^  run 3 (exact replay) daemons_cpu_s  *identical in 1/1 states' "$out/noise.txt"; then
+		echo "PASS: bench exact replay: same lost frames and daemon CPU as the first run"
+	else
+		echo "FAIL: bench exact replay differs from the first run: $(grep 'run 3' "$out/noise.txt" 2>/dev/null | head -n 2 | tr -s ' ')"
+	fi
+	if tr -d '\r' <"$out/ladder-o3-relaxed.1.result" 2>/dev/null | grep -q '^bench: sysctl vm.watermark_ladder_order 3$' &&
+		tr -d '\r' <"$out/ladder-off.1.result" 2>/dev/null | grep -q '^bench: sysctl vm.watermark_ladder_order 0$'; then
+		echo "PASS: bench configuration reaches the restored guest (ladder order 3 vs 0)"
+	else
+		echo "FAIL: bench configuration did not reach the restored guest (vm.watermark_ladder_order)"
+	fi
+	if tr -d '\r' <"$out/sg.1.result" 2>/dev/null | grep -q '^rxring: sg 1$' &&
+		[ "$(tr -d '\r' <"$out/sg.1.result" | sed -n 's/^rxring: attempts //p')" -gt 0 ] 2>/dev/null; then
+		echo "PASS: bench scatter/gather ring made attempts with sg=1"
+	else
+		echo "FAIL: bench scatter/gather ring: no 'rxring: sg 1' or no attempts"
+	fi
+}
+
 main() {
 	local variant=${1:-patched}
 	mkdir -p "$LOGS"
@@ -162,6 +202,7 @@ main() {
 		run_step "bench parser and report" "$LAB_ROOT/bench/selftest.sh" || true
 		guest_tests patched "${LAB_CHECK_TIMEOUT:-600}"
 		reliability_tests patched
+		run_step "benchmark: save, restore, exact replay" bench_paired || true
 	else
 		guest_tests debug "${LAB_CHECK_TIMEOUT:-1800}"
 		run_step "debug kernel: shortened benchmark scenario, relaxed and strict" debug_bench || true
