@@ -31,7 +31,7 @@
 # 2. Runs: for each state and each configuration of its kernel, QEMU with
 #    the same command line restores the state (-incoming), paused; the
 #    configuration's "go" line is written into the memory of the guest's
-#    ivshmem device, then the guest runs on (guest/src/waitgo.c: no I/O
+#    ivshmem device, then the guest runs on (guest/tools/waitgo.c: no I/O
 #    timing enters, so a restore repeats itself); it applies the sysctls,
 #    settles and runs the demand.
 #    The patched kernel's states are saved with the ladder off
@@ -123,7 +123,7 @@ make_disk() {
 }
 
 # go_mem FILE: the 1 MiB file behind the guest's ivshmem device, where
-# bench/state.py writes the "go" line of a restore (guest/src/waitgo.c).
+# bench/state.py writes the "go" line of a restore (guest/tools/waitgo.c).
 go_mem() {
 	printf 'wait\n' >"$1"
 	truncate -s 1M "$1"

@@ -4,8 +4,9 @@
 #   /init                   guest/init
 #   /lab/jobs/*.sh          guest/jobs
 #   /lab/lib/*.sh           guest/lib (shell sourced by the jobs)
-#   /lab/bin/*              guest/src/*.c, static (gcc -static -O2 -Wall), with
-#                           the tree's tools/testing/selftests for kselftest.h
+#   /lab/bin/*              guest/tools/*.c and guest/tests/*.c, static, built by
+#                           guest/Makefile (tests linked with guest/lib/lab.c),
+#                           with the tree's tools/testing/selftests for kselftest.h
 #   /lab/modules/*.ko       module/, built against build/obj/<variant>
 # The archive is written with the tree's usr/gen_init_cpio from a file list,
 # so no root or device nodes are needed on the host.
@@ -17,17 +18,11 @@ set -eu
 OUT=$BUILD/initramfs
 BUSYBOX=/bin/busybox
 
-# build_guest_programs SRC BINDIR: compile each guest/src/*.c that changed.
+# build_guest_programs SRC BINDIR: guest/Makefile builds what changed (its
+# header dependencies are tracked), against the tree's kselftest.h.
 build_guest_programs() {
-	local src=$1 bindir=$2 c bin
-	mkdir -p "$bindir"
-	for c in "$LAB_ROOT"/guest/src/*.c; do
-		[ -e "$c" ] || continue
-		bin=$bindir/$(basename "$c" .c)
-		[ "$bin" -nt "$c" ] && [ "$bin" -nt "$src/tools/testing/selftests/kselftest.h" ] && continue
-		gcc -static -O2 -Wall -pthread -I "$src/tools/testing/selftests" -o "$bin" "$c" ||
-			die "guest program $(basename "$c") does not compile"
-	done
+	make -s -C "$LAB_ROOT/guest" OUT="$2" KSFT="$1/tools/testing/selftests" ||
+		die "guest programs do not build (make -C guest)"
 }
 
 # gen_init_cpio SRC: the kernel's cpio writer, compiled once from the tree.

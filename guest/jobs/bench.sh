@@ -155,7 +155,7 @@ go_field() {
 	echo "${v:-$3}"
 }
 
-# wait_for_go: the saved state waits here, in waitgo (guest/src/waitgo.c),
+# wait_for_go: the saved state waits here, in waitgo (guest/tools/waitgo.c),
 # which spins on the shared memory of the ivshmem device. The host pauses
 # and saves the whole guest (bench/state.py) once "bench: state-ready" is
 # out, then restores it once per configuration, writing into that memory,

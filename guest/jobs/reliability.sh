@@ -1,6 +1,6 @@
 #!/bin/sh
 # reliability: the long in-guest reliability tests of issue 5, one after
-# another, each a static TAP program (guest/src/rel_*.c; the short one,
+# another, each a static TAP program (guest/tests/rel_*.c; the short one,
 # rel_modparam_test, runs in the `check` job instead):
 #   rel_unreachable  kswapd gives up on an unreachable ladder (2 x lab.rel_secs)
 #   rel_oom          no extra OOM kills at the edge of memory (4 rounds)

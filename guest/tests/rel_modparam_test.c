@@ -23,7 +23,7 @@
  * set loads (its "order=3 rate=..." line is logged) and unloads.
  * Works on any kernel the module is built for; skips without the module.
  */
-#include "ladder_util.h"
+#include "lab.h"
 
 struct param_case {
 	const char *params;

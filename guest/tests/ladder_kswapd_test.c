@@ -3,7 +3,7 @@
  * ladder_kswapd_test: high-order atomic demand on a fragmented zone wakes
  * kswapd through the ladder, and does not when the ladder is off.
  *
- * Scenario: the benchmark's fragmenter (guest/src/fragmenter.c, -D) puts
+ * Scenario: the benchmark's fragmenter (guest/tools/fragmenter.c, -D) puts
  * the biggest zone above its high watermark with (almost) no free block of
  * order >= 3 and holds it there; the rxring module (module/rxring.c) then
  * makes GFP_ATOMIC order-3 refills from softirq at a modest 100/s with a
@@ -34,7 +34,7 @@
  * Skips (exit 4) without the series, the virtio disk (the fragmenter
  * reads it: boot with scripts/boot.sh --disk) or the module.
  */
-#include "ladder_util.h"
+#include "lab.h"
 
 static int secs;
 static pid_t kswapd;

@@ -25,7 +25,7 @@
  *
  * Pass rule: every line "ok". Skips (exit 4) on a kernel without the series.
  */
-#include "ladder_util.h"
+#include "lab.h"
 
 #define TRIES 5
 

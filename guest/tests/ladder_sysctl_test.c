@@ -23,7 +23,7 @@
  * Pass rule: every line above is "ok". Skips (exit 4) on a kernel without
  * the series.
  */
-#include "ladder_util.h"
+#include "lab.h"
 
 #define LONG_LEN 4096
 

@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "ladder_util.h"
+#include "lab.h"
 
 
 #define TMP_DIR		"/tmp/rel_integrity"

@@ -42,7 +42,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "ladder_util.h"
+#include "lab.h"
 
 #define PAGE_SZ		4096UL
 #define CHUNK		(1UL << 20)

@@ -1,63 +1,19 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+// SPDX-License-Identifier: GPL-2.0
 /*
- * ladder_util.h: small helpers shared by the watermark-ladder guest tests
- * (guest/src/ladder_*_test.c, guest/src/rel_*.c). Header-only, like
- * kselftest.h, so each test stays one static program.
- *
- *  - sysctls: read, write (raw bytes, to test bad input), save/restore at exit
- *  - /proc/vmstat counters, /proc/zoneinfo (with ladder_o<N> lines),
- *    /proc/buddyinfo, MAX_PAGE_ORDER from the buddyinfo column count
- *  - kswapd0 CPU ticks, rxring module load/unload and its debugfs stats
- *  - kernel log: a marker written to /dev/kmsg, then a scan for splats after it
- *  - helper processes (the fragmenter, streamread) started and stopped
- * Every failed call is reported with strerror(errno) through ksft_print_msg.
+ * lab.c: the helpers of lab.h (what each does is said above it).
  */
-#ifndef LADDER_UTIL_H
-#define LADDER_UTIL_H
+#include "lab.h"
 
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/klog.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "kselftest.h"
-
-#define LADDER_ORDER	"/proc/sys/vm/watermark_ladder_order"
-#define LADDER_STRICT	"/proc/sys/vm/watermark_ladder_strict"
-#define RXRING_KO	"/lab/modules/rxring.ko"
-#define RXRING_STATS	"/sys/kernel/debug/rxring/stats"
-#define RXRING_CONTROL	"/sys/kernel/debug/rxring/control"
-#define FRAGMENTER	"/lab/bin/fragmenter"
-#define STREAMREAD	"/lab/bin/streamread"
-#define LAB_DISK	"/dev/vda"
-#define LAB_MAX_ZONES	8
-#define LAB_MAX_ORDERS	16
-
-static const char *const ladder_counters[] = {
+const char *const ladder_counters[NR_LADDER_COUNTERS] = {
 	"kswapd_ladder_wake",
 	"kswapd_ladder_met",
 	"kswapd_ladder_giveup",
 	"alloc_nowait_highorder_fail",
 };
-#define NR_LADDER_COUNTERS 4
 
 /* ---- time --------------------------------------------------------------- */
 
-static inline double now_s(void)
+double now_s(void)
 {
 	struct timespec ts;
 
@@ -65,7 +21,7 @@ static inline double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static inline void sleep_s(double s)
+void sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
 
@@ -76,7 +32,7 @@ static inline void sleep_s(double s)
 /* ---- files and sysctls -------------------------------------------------- */
 
 /* Read a small file into buf (NUL-terminated); bytes read or -errno. */
-static inline int read_text(const char *path, char *buf, size_t len)
+int read_text(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY), n, err;
 
@@ -92,7 +48,7 @@ static inline int read_text(const char *path, char *buf, size_t len)
 }
 
 /* Write exactly these bytes in one write(2) at offset 0; 0 or -errno. */
-static inline int write_bytes(const char *path, const char *buf, size_t len, ssize_t *written)
+int write_bytes(const char *path, const char *buf, size_t len, ssize_t *written)
 {
 	int fd = open(path, O_WRONLY), err = 0;
 	ssize_t n;
@@ -109,12 +65,12 @@ static inline int write_bytes(const char *path, const char *buf, size_t len, ssi
 	return err;
 }
 
-static inline int write_text(const char *path, const char *s)
+int write_text(const char *path, const char *s)
 {
 	return write_bytes(path, s, strlen(s), NULL);
 }
 
-static inline int sysctl_get(const char *path, long *val)
+int sysctl_get(const char *path, long *val)
 {
 	char buf[64], *end;
 	int n = read_text(path, buf, sizeof(buf));
@@ -128,7 +84,7 @@ static inline int sysctl_get(const char *path, long *val)
 	return 0;
 }
 
-static inline int sysctl_set(const char *path, long val)
+int sysctl_set(const char *path, long val)
 {
 	char buf[32];
 
@@ -143,7 +99,7 @@ static struct {
 } lab_saved[8];
 static int lab_nsaved;
 
-static inline void lab_restore_sysctls(void)
+void lab_restore_sysctls(void)
 {
 	int i, err;
 
@@ -164,7 +120,7 @@ static void lab_on_signal(int sig)
 }
 
 /* Remember the current value of @path so that it is restored at exit. */
-static inline int lab_save_sysctl(const char *path)
+int lab_save_sysctl(const char *path)
 {
 	static int hooked;
 	long v;
@@ -188,7 +144,7 @@ static inline int lab_save_sysctl(const char *path)
 	return 0;
 }
 
-static inline int have_ladder(void)
+int have_ladder(void)
 {
 	return access(LADDER_ORDER, F_OK) == 0 && access(LADDER_STRICT, F_OK) == 0;
 }
@@ -197,7 +153,7 @@ static inline int have_ladder(void)
  * Skip the whole program with a reason, as one counted "ok 1 # SKIP" line
  * (a bare "1..0 # SKIP" would leave nothing for the host to count).
  */
-static inline __attribute__((noreturn, format(printf, 1, 2)))
+__attribute__((noreturn, format(printf, 1, 2)))
 void lab_skip_all(const char *fmt, ...)
 {
 	char msg[512];
@@ -212,20 +168,11 @@ void lab_skip_all(const char *fmt, ...)
 	exit(KSFT_SKIP);
 }
 
-/* What a scenario needs; lab_require() skips the program without it. */
-#define LAB_NEED_DISK		0x1	/* the virtio disk at LAB_DISK */
-#define LAB_NEED_RXRING		0x2	/* module/rxring.ko in the initramfs */
-#define LAB_NEED_FRAGMENTER	0x4	/* guest/src/fragmenter.c, built */
-
-#define LADDER_SKIP_HINT \
-	"kernel without the watermark ladder series (stock/baseline): " \
-	"no vm.watermark_ladder_order; build the patched variant (patches/series)\n"
-
 /*
  * Skip the whole program, saying what is missing, unless the series' knobs
  * and everything in @need are there.
  */
-static inline void lab_require(unsigned int need)
+void lab_require(unsigned int need)
 {
 	if (!have_ladder())
 		lab_skip_all(LADDER_SKIP_HINT);
@@ -239,7 +186,7 @@ static inline void lab_require(unsigned int need)
 }
 
 /* lab.NAME=VALUE from the kernel command line, or @def. */
-static inline long cmdline_long(const char *name, long def)
+long cmdline_long(const char *name, long def)
 {
 	char buf[4096], key[64], *p;
 	int n = read_text("/proc/cmdline", buf, sizeof(buf));
@@ -259,7 +206,7 @@ static inline long cmdline_long(const char *name, long def)
 /* ---- /proc/vmstat ------------------------------------------------------- */
 
 /* Value of counter @name; 0 or -ENOENT if the kernel has no such counter. */
-static inline int vmstat_get(const char *name, long long *val)
+int vmstat_get(const char *name, long long *val)
 {
 	char line[256], key[128];
 	long long v;
@@ -281,7 +228,7 @@ static inline int vmstat_get(const char *name, long long *val)
 	return found;
 }
 
-static inline long long vmstat_or(const char *name, long long def)
+long long vmstat_or(const char *name, long long def)
 {
 	long long v = def;
 
@@ -289,7 +236,7 @@ static inline long long vmstat_or(const char *name, long long def)
 }
 
 /* The four ladder counters, from one read of /proc/vmstat; how many exist. */
-static inline int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
+int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
 {
 	char line[256], key[128];
 	long long val;
@@ -319,23 +266,8 @@ static inline int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
 
 /* ---- /proc/zoneinfo and /proc/buddyinfo --------------------------------- */
 
-struct ladder_rung {
-	int order;
-	long free, min, low, high;
-};
-
-struct lab_zone {
-	int node;
-	char name[32];
-	long free, min, low, high, present, managed;
-	int nrungs;
-	struct ladder_rung rung[LAB_MAX_ORDERS];
-	int norders;			/* columns in buddyinfo */
-	long nr_free[LAB_MAX_ORDERS];	/* blocks per order, buddyinfo */
-};
-
 /* Every zone of /proc/zoneinfo (populated or not); returns the count. */
-static inline int read_zoneinfo(struct lab_zone *zones, int max)
+int read_zoneinfo(struct lab_zone *zones, int max)
 {
 	char line[512], word[64], name[32];
 	struct lab_zone *z = NULL;
@@ -393,7 +325,7 @@ static inline int read_zoneinfo(struct lab_zone *zones, int max)
 }
 
 /* Fill nr_free[] of the matching zones from /proc/buddyinfo. */
-static inline int read_buddyinfo(struct lab_zone *zones, int n)
+int read_buddyinfo(struct lab_zone *zones, int n)
 {
 	char line[512], name[32];
 	FILE *f = fopen("/proc/buddyinfo", "r");
@@ -432,7 +364,7 @@ static inline int read_buddyinfo(struct lab_zone *zones, int n)
 }
 
 /* Pages in free blocks of order >= @order, from buddyinfo counts. */
-static inline long free_ge(const struct lab_zone *z, int order)
+long free_ge(const struct lab_zone *z, int order)
 {
 	long pages = 0;
 	int o;
@@ -443,7 +375,7 @@ static inline long free_ge(const struct lab_zone *z, int order)
 }
 
 /* MAX_PAGE_ORDER of the running kernel: buddyinfo has one column per order. */
-static inline int max_page_order(void)
+int max_page_order(void)
 {
 	struct lab_zone z[LAB_MAX_ZONES];
 	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
@@ -456,7 +388,7 @@ static inline int max_page_order(void)
 }
 
 /* Sum over populated zones (what kswapd of node 0 balances). */
-static inline void zone_totals(long *free, long *min, long *low, long *high)
+void zone_totals(long *free, long *min, long *low, long *high)
 {
 	struct lab_zone z[LAB_MAX_ZONES];
 	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
@@ -472,7 +404,7 @@ static inline void zone_totals(long *free, long *min, long *low, long *high)
 	}
 }
 
-static inline long meminfo_kb(const char *key)
+long meminfo_kb(const char *key)
 {
 	char line[256];
 	size_t klen = strlen(key);
@@ -492,7 +424,7 @@ static inline long meminfo_kb(const char *key)
 
 /* ---- kswapd ------------------------------------------------------------- */
 
-static inline pid_t pid_of(const char *comm)
+pid_t pid_of(const char *comm)
 {
 	char path[64], buf[64];
 	pid_t pid;
@@ -510,7 +442,7 @@ static inline pid_t pid_of(const char *comm)
 }
 
 /* utime + stime of @pid in clock ticks (/proc/PID/stat fields 14, 15). */
-static inline long long task_cpu_ticks(pid_t pid)
+long long task_cpu_ticks(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
@@ -528,7 +460,7 @@ static inline long long task_cpu_ticks(pid_t pid)
 /* ---- modules ------------------------------------------------------------ */
 
 /* finit_module(@path, @params): 0 or -errno. */
-static inline int module_load(const char *path, const char *params)
+int module_load(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret, err;
 
@@ -540,12 +472,12 @@ static inline int module_load(const char *path, const char *params)
 	return ret ? -err : 0;
 }
 
-static inline int module_unload(const char *name)
+int module_unload(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
 }
 
-static inline int module_loaded(const char *name)
+int module_loaded(const char *name)
 {
 	char path[128];
 
@@ -554,7 +486,7 @@ static inline int module_loaded(const char *name)
 }
 
 /* A "key value" line of the rxring debugfs stats; -1 if absent. */
-static inline long long rxring_stat(const char *key)
+long long rxring_stat(const char *key)
 {
 	char buf[8192], *p;
 	size_t klen = strlen(key);
@@ -570,7 +502,7 @@ static inline long long rxring_stat(const char *key)
 /* ---- kernel log --------------------------------------------------------- */
 
 /* Put a line into the kernel log, to scan from later. */
-static inline void kmsg_mark(const char *marker)
+void kmsg_mark(const char *marker)
 {
 	int err = write_text("/dev/kmsg", marker);
 
@@ -582,7 +514,7 @@ static inline void kmsg_mark(const char *marker)
  * The kernel log after the last occurrence of @marker, into a malloc'ed
  * string (the whole log if the marker is gone); NULL on error.
  */
-static inline char *kmsg_since(const char *marker)
+char *kmsg_since(const char *marker)
 {
 	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0), n;
 	char *buf, *p, *last = NULL;
@@ -607,7 +539,7 @@ static inline char *kmsg_since(const char *marker)
 }
 
 /* The first kernel-log line after @marker that reports a splat, or NULL. */
-static inline char *kmsg_first_splat(const char *marker, char *out, size_t len)
+char *kmsg_first_splat(const char *marker, char *out, size_t len)
 {
 	static const char *const pats[] = {
 		"WARNING:", "BUG:", "Oops", "general protection fault",
@@ -635,7 +567,7 @@ static inline char *kmsg_first_splat(const char *marker, char *out, size_t len)
 /* ---- helper processes --------------------------------------------------- */
 
 /* Start @argv with stdout/stderr to @out (appended); pid or -1. */
-static inline pid_t spawn(char *const argv[], const char *out)
+pid_t spawn(char *const argv[], const char *out)
 {
 	pid_t pid = fork();
 
@@ -661,7 +593,7 @@ static inline pid_t spawn(char *const argv[], const char *out)
 }
 
 /* Run @argv to completion; its exit status (128+sig if killed), -1 on error. */
-static inline int run_wait(char *const argv[], const char *out)
+int run_wait(char *const argv[], const char *out)
 {
 	pid_t pid = spawn(argv, out);
 	int status;
@@ -673,7 +605,7 @@ static inline int run_wait(char *const argv[], const char *out)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-static inline void stop_child(pid_t pid)
+void stop_child(pid_t pid)
 {
 	if (pid <= 0)
 		return;
@@ -687,7 +619,7 @@ static inline void stop_child(pid_t pid)
  * fragmenter's exit status (0 = state reached, 1 = not reached, other =
  * error) and the holder's pid in *holder (-1 if none).
  */
-static inline int run_fragmenter(const char *log, pid_t *holder)
+int run_fragmenter(const char *log, pid_t *holder)
 {
 	char *argv[] = { FRAGMENTER, "-D", NULL };
 	char buf[65536], *p;
@@ -711,7 +643,7 @@ static inline int run_fragmenter(const char *log, pid_t *holder)
 }
 
 /* The holder was reparented to us (subreaper): signal and reap it. */
-static inline void stop_holder(pid_t holder)
+void stop_holder(pid_t holder)
 {
 	if (holder <= 0)
 		return;
@@ -721,4 +653,3 @@ static inline void stop_holder(pid_t holder)
 		ksft_print_msg("waitpid fragmenter holder %d: %s\n", holder, strerror(errno));
 }
 
-#endif /* LADDER_UTIL_H */

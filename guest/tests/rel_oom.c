@@ -24,7 +24,7 @@
 #define _GNU_SOURCE
 #include <sys/mman.h>
 
-#include "ladder_util.h"
+#include "lab.h"
 
 
 #define STEP	(1UL << 20)

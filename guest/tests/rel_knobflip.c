@@ -23,7 +23,7 @@
 #include <sched.h>
 #include <sys/resource.h>
 
-#include "ladder_util.h"
+#include "lab.h"
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
 
