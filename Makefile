@@ -4,7 +4,7 @@
 #   make run           the paired benchmark, short: 3 saved states per kernel,
 #                      the main configurations, table with intervals + plots
 #                      (bench/README.md)
-#   make bench         the paired benchmark, full: 8 states, every configuration,
+#   make bench         the paired benchmark, full: 10 states, every configuration,
 #                      the stock-knob frontier
 #   make job RUN_JOB=x boot the patched kernel with one guest job
 # See README.md. All output goes to build/ (git-ignored).

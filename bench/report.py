@@ -104,16 +104,27 @@ def kind(cfg):
 
 
 def collect(outdir):
+    """Every run of the folder, with bench/run.sh's exit status of its boot
+    (runs.tsv: name, seed, variant, rc) where it was recorded."""
+    rcs = {}
+    tsv = os.path.join(outdir, "runs.tsv")
+    if os.path.exists(tsv):
+        with open(tsv) as f:
+            for line in f:
+                parts = line.rstrip("\n").split("\t")
+                if len(parts) == 4 and parts[3].lstrip("-").isdigit():
+                    rcs[(parts[0], int(parts[1]))] = int(parts[3])
     runs = []
-    pat = re.compile(r"^(.+?)(?:\.rep(\d+))?\.(\d+)\.result$")
+    pat = re.compile(r"^((.+?)(?:\.rep(\d+))?)\.(\d+)\.result$")
     for name in sorted(os.listdir(outdir)):
         m = pat.match(name)
         if not m:
             continue
         run = parse_run(os.path.join(outdir, name))
-        run["config"] = m.group(1)
-        run["rep"] = int(m.group(2) or 1)
-        run["seed"] = int(m.group(3))
+        run["config"] = m.group(2)
+        run["rep"] = int(m.group(3) or 1)
+        run["seed"] = int(m.group(4))
+        run["rc"] = rcs.get((m.group(1), run["seed"]), 0)
         runs.append(run)
     return runs
 
@@ -122,8 +133,11 @@ ANY_STATE = False     # bench/run.sh -a: a state counts whatever it reached
 
 
 def counted(run):
+    """A run counts if it finished cleanly (boot.sh rc 0: no splat, LAB-END
+    rc=0) from a state whose fragmenter reached its target."""
     s = run["summary"]
-    return s.get("done") == 1 and (ANY_STATE or s.get("fragment_ok", 1) == 1)
+    return (s.get("done") == 1 and s.get("lab_end_rc") == 0 and run.get("rc", 0) == 0
+            and (ANY_STATE or s.get("fragment_ok", 1) == 1))
 
 
 def values(runs, cfg, metric, rep=1):
@@ -142,6 +156,25 @@ def control_of(cfg, control):
     return c or control
 
 
+def state_kind(cfg):
+    """The saved states a configuration runs from: (variant, frag)."""
+    c = conf(cfg)
+    return (c.get("variant", ""), c.get("frag", "1"))
+
+
+def compare(runs, cfg, other, metric, add):
+    """cfg against other: paired over the states they share if they run
+    from the same kind of state, else two-sample; (label, result)."""
+    v = values(runs, cfg, metric)
+    c = values(runs, other, metric)
+    if state_kind(cfg) != state_kind(other):
+        return (f"{other} (two-sample)",
+                stats.two_sample_ratio(list(v.values()), list(c.values()), add))
+    seeds = sorted(set(v) & set(c))
+    return (f"{other} (paired)",
+            stats.paired_ratio([v[s] for s in seeds], [c[s] for s in seeds], add))
+
+
 def fmt(v, digits=None):
     if v is None:
         return "-"
@@ -158,7 +191,8 @@ def fmt_ratio(r):
     lo, hi = r.get("lo"), r.get("hi")
     iv = f"[{lo:.3g},{hi:.3g}]" if lo is not None else "[n too small]"
     mark = {"lower": " <", "higher": " >"}.get(r["verdict"], " =")
-    return f"x{r['ratio']:.3g} {iv}{mark}"
+    n = f" n={r['n']}" if "n" in r else ""
+    return f"x{r['ratio']:.3g} {iv}{mark}{n}"
 
 
 def summarize(runs, configs, control):
@@ -175,16 +209,7 @@ def summarize(runs, configs, control):
             row = {"n": len(v), "median": med, "lo": lo, "hi": hi, "coverage": cov,
                    "vs": "", "cmp": None}
             if add is not None and cfg != ctl:
-                c = values(runs, ctl, metric)
-                if kind(cfg) == "stock-kernel":
-                    row["vs"] = f"{ctl} (two-sample)"
-                    row["cmp"] = stats.two_sample_ratio(list(v.values()),
-                                                        list(c.values()), add)
-                else:
-                    seeds = sorted(set(v) & set(c))
-                    row["vs"] = f"{ctl} (paired)"
-                    row["cmp"] = stats.paired_ratio([v[s] for s in seeds],
-                                                    [c[s] for s in seeds], add)
+                row["vs"], row["cmp"] = compare(runs, cfg, ctl, metric, add)
             out[cfg][metric] = row
     return out
 
@@ -204,7 +229,8 @@ def write_summary(outdir, configs, summ):
     with open(os.path.join(outdir, "summary.csv"), "w", newline="") as f:
         wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["config", "kind", "metric", "n", "median", "ci_low", "ci_high",
-                     "vs", "ratio", "ratio_ci_low", "ratio_ci_high", "p", "verdict"])
+                     "vs", "n_compared", "ratio", "ratio_ci_low", "ratio_ci_high", "p",
+                     "verdict"])
         for cfg in configs:
             for metric, _, _ in METRICS:
                 row = summ[cfg].get(metric)
@@ -214,7 +240,8 @@ def write_summary(outdir, configs, summ):
                 wr.writerow([cfg, kind(cfg), metric, row["n"], row["median"],
                              row["lo"] if row["lo"] is not None else "",
                              row["hi"] if row["hi"] is not None else "",
-                             row["vs"], c.get("ratio", ""),
+                             row["vs"], c.get("n", c.get("ny", "")) if c else "",
+                             c.get("ratio", ""),
                              c.get("lo", "") if c.get("lo") is not None else "",
                              c.get("hi", "") if c.get("hi") is not None else "",
                              c.get("p", "") if c.get("p") is not None else "",
@@ -266,9 +293,12 @@ def write_table(outdir, configs, summ, meta, notes):
                              for i, (c, w) in enumerate(zip(r, widths))))
     foot = footer(meta)
     legend = ("vs control: geometric mean of (x+1)/(control+1) over the same saved "
-              "states, 95% t interval; < lower, > higher, = no change shown "
-              "(the interval spans 1). baseline is the stock kernel (its own "
-              "states): two-sample. Costs are medians over the settle and the run.")
+              "states (n pairs), 95% t interval; < fewer, > more (the interval "
+              "excludes 1 and the signed-rank p < 0.05), = no change shown. "
+              "baseline is the stock kernel on its own states: two-sample "
+              "(Welch on the logs, Mann-Whitney), so it can show a difference "
+              "from ladder-off but not prove there is none. CPU and refaults "
+              "cover the settle and the run, free MiB and reader MiB/s the run.")
     txt += ["", legend, foot] + notes
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write("\n".join(txt) + "\n")
@@ -298,7 +328,7 @@ def noise_floor(outdir, runs, control):
         lines.append("  (one run per state: bench/run.sh -c 3 measures it)")
     nudge = {}
     for r in runs:
-        if r["config"] == control:
+        if r["config"] == control and counted(r):
             nudge.setdefault(r["rep"], r["summary"].get("nudge", 0))
     for rep in reps[1:]:
         what = "exact replay" if not nudge.get(rep) else f"nudged by {nudge[rep]:g}"
@@ -324,13 +354,16 @@ def noise_floor(outdir, runs, control):
     return text
 
 
-def frontier(outdir, configs, summ):
-    """For each ladder setting: per cost, the cheapest stock setting that
+def frontier(outdir, runs, configs, summ):
+    """For each ladder setting and cost: the cheapest stock setting that
     loses no more frames, and the stock setting with the fewest losses
-    among those that cost no more."""
+    among those that cost no more (both by median); then the ladder against
+    the latter, paired over the states they share, with intervals: only an
+    interval that excludes 1 (and a rank test that agrees) says who is ahead."""
     stock = [c for c in configs if kind(c) == "stock" and MAIN in summ[c]]
     ladders = [c for c in configs if kind(c) in ("ladder", "sg") and MAIN in summ[c]]
-    lines = ["frontier: each ladder setting against the stock settings (medians)"]
+    lines = ["frontier: each ladder setting against the stock settings (medians; "
+             "'vs' is paired: frames lost, then the cost, ratio [95%])"]
     rows = []
     for lad in ladders:
         f_l = summ[lad][MAIN]["median"]
@@ -350,11 +383,22 @@ def frontier(outdir, configs, summ):
                     f"{fmt(summ[cheap][MAIN]['median'])})" if cheap else "none"))
             b = (f"best stock costing <= {fmt(c_l)}: "
                  + (f"{best} (lost {fmt(summ[best][MAIN]['median'])})" if best else "none"))
-            beats = best is None or f_l < summ[best][MAIN]["median"]
-            lines.append(f"  {lab:<24} {a}; {b}; "
-                         f"{'ladder ahead' if beats else 'stock ahead or equal'}")
+            verdict = "no stock setting costs no more"
+            lost_r = cost_r = None
+            if best:
+                _, lost_r = compare(runs, lad, best, MAIN, METRIC_ADD[MAIN])
+                _, cost_r = compare(runs, lad, best, m, METRIC_ADD[m])
+                verdict = {"lower": "ladder loses fewer",
+                           "higher": "stock loses fewer"}.get(lost_r["verdict"],
+                                                              "not distinguishable")
+                verdict += f"; vs {best}: lost {fmt_ratio(lost_r)}, {lab} {fmt_ratio(cost_r)}"
+            lines.append(f"  {lab:<24} {a}; {b}; {verdict}")
             rows.append([lad, m, c_l, f_l, cheap or "", best or "",
-                         summ[best][MAIN]["median"] if best else "", int(beats)])
+                         summ[best][MAIN]["median"] if best else "",
+                         lost_r["ratio"] if lost_r else "",
+                         lost_r["lo"] if lost_r and lost_r["lo"] is not None else "",
+                         lost_r["hi"] if lost_r and lost_r["hi"] is not None else "",
+                         lost_r["verdict"] if lost_r else ""])
     text = "\n".join(lines)
     with open(os.path.join(outdir, "frontier.txt"), "w") as f:
         f.write(text + "\n")
@@ -362,7 +406,8 @@ def frontier(outdir, configs, summ):
         wr = csv.writer(f, lineterminator="\n")
         wr.writerow(["config", "cost", "cost_median", "lost_median",
                      "cheapest_stock_no_worse", "best_stock_no_costlier",
-                     "its_lost_median", "ladder_ahead"])
+                     "its_lost_median", "lost_ratio_vs_it", "ratio_ci_low",
+                     "ratio_ci_high", "verdict"])
         wr.writerows(rows)
     return text
 
@@ -434,8 +479,8 @@ def plot_series(outdir, runs, configs, control):
     first counted state), for the control and the order-3 ladder modes."""
     want = [c for c in (control, "ladder-o3-relaxed", "ladder-o3-strict", "wsf-100")
             if c in configs]
-    seeds = [set(r["seed"] for r in runs if r["config"] == c and counted(r))
-             for c in want]
+    seeds = [set(r["seed"] for r in runs if r["config"] == c and r["rep"] == 1
+                 and counted(r)) for c in want]
     common = sorted(set.intersection(*seeds)) if seeds else []
     if not common:
         return
@@ -527,7 +572,7 @@ def main(argv):
     print()
     print(noise_floor(outdir, runs, control))
     print()
-    print(frontier(outdir, configs, summ))
+    print(frontier(outdir, runs, configs, summ))
     plot_frontier(outdir, configs, summ)
     plot_series(outdir, runs, configs, control)
     fp = fastpath(outdir)

@@ -25,7 +25,7 @@
 # 1. States: for each kernel variant the set needs, boot job bench with
 #    lab.seed=K (K = 1..N): the fragmenter puts memory into the scenario's
 #    state and the guest says so; bench/state.py saves it (QEMU migration to
-#    a file) into build/states/<key>/, where <key> hashes the kernel,
+#    a file) into build/states/by-guest/VARIANT-<key>/, where <key> hashes the kernel,
 #    initramfs, guest size and clock, so a state is reused only by the same
 #    guest (make run's states serve make bench too).
 # 2. Runs: for each state and each configuration of its kernel, QEMU with
@@ -136,35 +136,48 @@ go_args() {
 }
 
 # save_state VARIANT FRAG SEED: boot, fragment, save to build/states (skipped
-# when that state exists). Logs beside the state.
+# when that state exists). Logs beside the state; a kernel splat during the
+# boot leaves STEM.splat and no state. One save of a state at a time, also
+# across runs (make check and make run may want the same state): flock.
 save_state() {
-	local v=$1 frag=$2 seed=$3 dir stem rc=0
+	local v=$1 frag=$2 seed=$3 dir stem name rc=0
 	dir=$(state_dir "$v")
 	stem=$dir/$frag-$seed
-	[ -f "$stem.state" ] && return 0
+	name=state-$v-$frag-$seed
 	mkdir -p "$dir"
+	exec {lock}>"$stem.lock"
+	flock "$lock"
+	if [ -f "$stem.state" ]; then
+		exec {lock}>&-
+		return 0
+	fi
+	rm -f "$stem.splat"
 	go_mem "$stem.wait.mem"
+	# QMP's unix socket path must be short (108 bytes): under /tmp.
+	local sock=$tmpdir/$name.qmp
 	# No earlier run's result may tell state.py that this guest is ready.
-	rm -f "$stem.qmp" "$LOGS/state-$v-$frag-$seed.result" "$LOGS/state-$v-$frag-$seed.console.log"
+	rm -f "$sock" "$LOGS/$name.result" "$LOGS/$name.console.log"
 	local -a extra
 	mapfile -t extra < <(qemu_args; go_args "$stem.wait.mem")
 	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
-		--timeout 3600 --name "state-$v-$frag-$seed" --no-icount \
+		--timeout 3600 --name "$name" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
-		-qmp "unix:$stem.qmp,server=on,wait=off" >"$stem.boot.log" 2>&1 &
+		-qmp "unix:$sock,server=on,wait=off" >"$stem.boot.log" 2>&1 &
 	local qemu=$!
-	"$PYTHON" "$BENCH/state.py" save --qmp "$stem.qmp" --result "$LOGS/state-$v-$frag-$seed.result" \
+	"$PYTHON" "$BENCH/state.py" save --qmp "$sock" --result "$LOGS/$name.result" \
 		--state "$stem.state" --timeout 3000 --pid "$qemu" >"$stem.save.log" 2>&1 || rc=$?
 	# On failure QEMU may still be running: it is the one with this socket.
-	[ "$rc" = 0 ] || pkill -f -- "$stem.qmp" || true
+	[ "$rc" = 0 ] || pkill -f -- "$sock" || true
 	wait "$qemu" || true
-	cp "$LOGS/state-$v-$frag-$seed.result" "$stem.result" 2>/dev/null || true
-	cp "$LOGS/state-$v-$frag-$seed.console.log" "$stem.console.log" 2>/dev/null || true
-	rm -f "$stem.qmp" "$stem.wait.mem"
+	cp "$LOGS/$name.result" "$stem.result" 2>/dev/null || true
+	cp "$LOGS/$name.console.log" "$stem.console.log" 2>/dev/null || true
+	rm -f "$sock" "$stem.wait.mem"
 	if grep -q '^SPLAT' "$stem.boot.log"; then
+		grep -m1 '^SPLAT' "$stem.boot.log" >"$stem.splat"
 		rm -f "$stem.state"
 		rc=1
 	fi
+	exec {lock}>&-
 	return "$rc"
 }
 
@@ -205,7 +218,7 @@ restore_run() {
 		--timeout $((secs * 10 + settle * 10 + 600)) --name "$run" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$tmpdir/$run.qmp,server=on,wait=off" \
-		-incoming "exec:cat $stem.state" >"$outdir/$name.$seed.boot.log" 2>&1 &
+		-incoming "exec:cat '$stem.state'" >"$outdir/$name.$seed.boot.log" 2>&1 &
 	local qemu=$!
 	# The state was saved paused: it arrives paused, and is let go here.
 	"$PYTHON" "$BENCH/state.py" resume --qmp "$tmpdir/$run.qmp" --timeout 600 --pid "$qemu" \
@@ -338,7 +351,12 @@ main() {
 			done
 			drain
 			for seed in "${batch[@]}"; do
-				if state_usable "$v" "$frag" "$seed"; then
+				if [ -f "$(state_dir "$v")/$frag-$seed.splat" ]; then
+					die "kernel splat while saving state $v frag=$frag seed=$seed: $(cat "$(state_dir "$v")/$frag-$seed.splat") (logs: $(state_dir "$v")/$frag-$seed.console.log)"
+				fi
+				if [ ! -f "$(state_dir "$v")/$frag-$seed.state" ]; then
+					say "state $v frag=$frag seed=$seed: not saved (see $(state_dir "$v")/$frag-$seed.save.log); trying another seed"
+				elif state_usable "$v" "$frag" "$seed"; then
 					seeds[$k]="${seeds[$k]:-} $seed"
 				else
 					say "state $v frag=$frag seed=$seed: the fragmenter missed its target; trying another seed"

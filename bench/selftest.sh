@@ -59,7 +59,7 @@ done
 grep -q '^ladder-off .* control ' "$out/r/table.txt" || rc=1
 result "$rc" "bench table: one row per configuration, 2 states each, the control named"
 rc=0
-head -n 1 "$out/r/summary.csv" | grep -q '^config,kind,metric,n,median,ci_low,ci_high,vs,ratio,ratio_ci_low,ratio_ci_high,p,verdict$' || rc=1
+head -n 1 "$out/r/summary.csv" | grep -q "^config,kind,metric,n,median,ci_low,ci_high,vs,n_compared,ratio,ratio_ci_low,ratio_ci_high,p,verdict$" || rc=1
 grep -q '^baseline,stock-kernel,lost,2,.*,ladder-off (two-sample),' "$out/r/summary.csv" || rc=1
 grep -q '^wsf-100,stock,lost,2,.*,ladder-off (paired),' "$out/r/summary.csv" || rc=1
 result "$rc" "bench summary.csv: intervals, paired and two-sample comparisons"
@@ -87,6 +87,16 @@ if command -v gnuplot >/dev/null; then
 	done
 	result "$rc" "bench plots (gnuplot)"
 fi
+
+# A run whose boot failed (bench/run.sh recorded rc != 0 in runs.tsv: a
+# splat, no LAB-END rc=0) is not counted, even with its numbers in place.
+cp -r "$FIX/paired" "$out/bad"
+sed -i 's/^wsf-100\t2\tpatched\t0$/wsf-100\t2\tpatched\t1/' "$out/bad/runs.tsv"
+rc=0
+"$PYTHON" "$BENCH/report.py" "$out/bad" >"$out/bad-report.txt" 2>&1 || rc=1
+grep -q '^wsf-100  *1 ' "$out/bad/table.txt" || rc=1
+grep -q '^ladder-off  *2 ' "$out/bad/table.txt" || rc=1
+result "$rc" "bench report: a run whose boot failed is not counted"
 
 # The runner refuses bad input in one line, before it builds or boots.
 for args in "-n 0" "-n x" "-s no-such-set" "-c 0"; do

@@ -8,7 +8,7 @@ save:
 
 Waits (up to S seconds, default 1800, and only while process P, the QEMU
 that runs the guest, lives) for the line "bench: state-ready" on
-the guest's result channel FILE (guest/jobs/bench.sh, lab.phase=save), then
+the guest's result channel FILE (guest/jobs/bench.sh), then
 over QEMU's QMP socket SOCK: pauses the guest, migrates its whole state
 (RAM, devices, the icount clock) to OUT with QEMU's exec: migration, and
 quits QEMU.  The guest busy-polls while it waits (guest/jobs/bench.sh), so

@@ -68,6 +68,18 @@ r = stats.paired_ratio(x, ctl)
 check(r["hi"] < 1 and r["verdict"] == "lower" and r["p"] < 0.05,
       f"paired_ratio about /10: lower, interval below 1 (got {r})")
 
+# Zero spread: three states, each exactly twice the control. The t interval
+# has no width, but three pairs cannot give a rank test p below 0.25: no
+# verdict (CPU time counted in whole ticks looks like this).
+r = stats.paired_ratio([1, 3, 5], [0, 1, 2])
+check(close(r["ratio"], 2.0) and close(r["lo"], 2.0) and r["p"] >= 0.25
+      and r["verdict"] == "no change shown",
+      f"paired_ratio x2 in 3 states: zero-width interval, p >= 0.25, no verdict (got {r})")
+# Zeros: pairs with no difference are left out of the rank test, exactly.
+r = stats.paired_ratio([0, 0, 1, 3, 5, 9], [0, 0, 0, 1, 2, 4])
+check(close(r["p"], 0.125),
+      f"paired_ratio with 2 tied pairs: exact p on the 4 others, 2/16 (got {r['p']})")
+
 # One pair: a ratio but no interval.
 r = stats.paired_ratio([5], [9])
 check(close(r["ratio"], 0.6) and r["lo"] is None and r["verdict"] == "n too small",
@@ -95,6 +107,11 @@ ly = [math.log(v + 1) for v in y]
 r = stats.two_sample_ratio(x, y)
 check(close(r["ratio"], math.exp(sum(lx) / 3 - sum(ly) / 4)),
       f"two_sample_ratio: ratio of geometric means of (x+1) (got {r['ratio']:.4f})")
+
+# Two constant samples: no spread, and 3 against 3 cannot reach p < 0.05.
+r = stats.two_sample_ratio([1, 1, 1], [2, 2, 2])
+check(r["verdict"] == "no change shown",
+      f"two_sample_ratio constant 3 vs 3: no verdict (got {r})")
 
 print(f"stats selftest: {failed} failed")
 sys.exit(1 if failed else 0)

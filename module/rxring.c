@@ -395,8 +395,8 @@ static int __init rxring_init(void)
 	debugfs_create_file("stats", 0444, rxring_dir, NULL, &rxring_stats_fops);
 	debugfs_create_file("control", 0200, rxring_dir, NULL, &rxring_control_fops);
 
-	pr_info("order=%u sg=%u rate=%u ring=%u duration_ms=%u drain_ms=%u\n",
-		order, sg, rate, ring, duration_ms, drain_ms);
+	pr_info("order=%u rate=%u ring=%u duration_ms=%u drain_ms=%u sg=%u\n",
+		order, rate, ring, duration_ms, drain_ms, sg);
 	if (autostart) {
 		mutex_lock(&rxring_lock);
 		rxring_start();

@@ -21,9 +21,10 @@
  *     allocator hands out the smallest first;
  *  3. churn: close every other small-datagram socket pair and every fourth
  *     pipe, unlink every other file, and drop every other anonymous page
- *     (oldest first; with -s, one page of each pair, drawn from the seed)
- *     until -F times the high watermark more is free: each freed page's
- *     neighbours are still in use;
+ *     (oldest first; with -s, one page of each pair, drawn from the seed,
+ *     so that now and then two freed pages are neighbours) until -F times
+ *     the high watermark more is free: most freed pages' neighbours are
+ *     still in use;
  *  4. plug: 6 KiB datagrams, whose data sits in order-3 slabs, take what is
  *     left of the free blocks of order >= 3 (socket buffers that stay).
  *     The holes of step 3 keep the zone above its watermarks meanwhile,
@@ -756,7 +757,7 @@ int main(int argc, char **argv)
 			opt.ready_file = optarg;
 			break;
 		case 's':
-			opt.seed = strtoul(optarg, NULL, 0);
+			opt.seed = strtoul(optarg, NULL, 10);
 			break;
 		default:
 			usage(argv[0]);
