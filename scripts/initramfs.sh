@@ -59,7 +59,7 @@ file_list() {
 	for f in "$LAB_ROOT"/guest/jobs/*.sh; do
 		[ -f "$f" ] && echo "file /lab/jobs/${f##*/} $f 0644 0 0"
 	done
-	for f in "$LAB_ROOT"/guest/lib/*.sh; do
+	for f in "$LAB_ROOT"/guest/lib/*.sh "$LAB_ROOT"/guest/lib/splat-patterns; do
 		[ -f "$f" ] && echo "file /lab/lib/${f##*/} $f 0644 0 0"
 	done
 	for f in "$OBJ/$variant.modules"/*.ko; do

@@ -13,12 +13,13 @@
 # usage: scripts/scan-log.sh [--timeout S] JOB CONSOLE RESULT
 set -eu
 
-# Splat patterns (extended regex); the first matching console line is named.
-SPLATS='WARNING:|BUG:|Oops|general protection fault|Kernel panic|possible recursive locking|KASAN|UBSAN|soft lockup|hung task|blocked for more than|rcu_sched self-detected stall|RCU stall'
+# Splat patterns, fixed strings, one a line: the same file the guest tests
+# read (/lab/lib/splat-patterns, guest/lib/lab.c kmsg_first_splat).
+SPLATS=$(dirname "$0")/../guest/lib/splat-patterns
 
 # first_splat CONSOLE: the first console line that reports a kernel splat.
 first_splat() {
-	grep -a -m1 -E "$SPLATS" "$1" | tr -d '\r' || true
+	grep -a -m1 -F -f "$SPLATS" "$1" | tr -d '\r' || true
 }
 
 # end_rc RESULT: N from the last "LAB-END rc=N" line, empty if none.

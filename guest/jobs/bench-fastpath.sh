@@ -14,10 +14,8 @@ RESULT=${RESULT:-/dev/ttyS1}
 RUN=/sys/kernel/debug/allocbench/run
 KNOB=/proc/sys/vm/watermark_ladder_order
 
-cmdline_arg() {
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
+# shellcheck disable=SC1091 # /lab/lib/cmdline.sh is guest/lib/cmdline.sh
+. /lab/lib/cmdline.sh
 
 reps=$(cmdline_arg lab.reps 7)
 iters=$(cmdline_arg lab.iters 100000)

@@ -33,11 +33,8 @@ RX_RATE=2000
 RX_RING=512
 RX_DRAIN_MS=1000
 
-# cmdline_arg NAME DEFAULT: value of NAME=... on the kernel command line.
-cmdline_arg() {
-	v=$(tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1)
-	echo "${v:-$2}"
-}
+# shellcheck disable=SC1091 # /lab/lib/cmdline.sh is guest/lib/cmdline.sh
+. /lab/lib/cmdline.sh
 
 out() {
 	echo "$@" >"$RESULT"

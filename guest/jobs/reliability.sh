@@ -14,10 +14,8 @@
 
 ALL="rel_unreachable rel_oom rel_knobflip rel_integrity"
 
-# cmdline_arg NAME: value of NAME=... on the kernel command line.
-cmdline_arg() {
-	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | tail -n 1
-}
+# shellcheck disable=SC1091 # /lab/lib/cmdline.sh is guest/lib/cmdline.sh
+. /lab/lib/cmdline.sh
 
 # shellcheck disable=SC1091 # /lab/lib/tap.sh is guest/lib/tap.sh
 . /lab/lib/tap.sh

@@ -538,23 +538,35 @@ char *kmsg_since(const char *marker)
 	return buf;
 }
 
-/* The first kernel-log line after @marker that reports a splat, or NULL. */
+/*
+ * The first kernel-log line after @marker that reports a splat (a line with
+ * one of the SPLAT_PATTERNS), or NULL; without the list, a line saying so.
+ */
 char *kmsg_first_splat(const char *marker, char *out, size_t len)
 {
-	static const char *const pats[] = {
-		"WARNING:", "BUG:", "Oops", "general protection fault",
-		"Kernel panic", "possible recursive locking", "KASAN", "UBSAN",
-		"soft lockup", "hung task", "blocked for more than", "RCU stall",
-		"self-detected stall",
-	};
-	char *log = kmsg_since(marker), *line, *save = NULL, *found = NULL;
-	size_t i;
+	char pats[LAB_MAX_SPLATS][64], *log, *line, *save = NULL, *found = NULL;
+	int i, n = 0;
+	FILE *f;
 
+	/* The host's scripts/scan-log.sh reads the same list. */
+	f = fopen(SPLAT_PATTERNS, "r");
+	if (!f) {
+		/* Fail closed: no list, no proof that the log is clean. */
+		snprintf(out, len, "cannot read %s: %s", SPLAT_PATTERNS, strerror(errno));
+		return out;
+	}
+	while (n < LAB_MAX_SPLATS && fgets(pats[n], sizeof(pats[n]), f)) {
+		pats[n][strcspn(pats[n], "\n")] = '\0';
+		if (pats[n][0])
+			n++;
+	}
+	fclose(f);
+	log = kmsg_since(marker);
 	if (!log)
 		return NULL;
 	for (line = strtok_r(log, "\n", &save); line && !found;
 	     line = strtok_r(NULL, "\n", &save))
-		for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		for (i = 0; i < n; i++)
 			if (strstr(line, pats[i])) {
 				snprintf(out, len, "%s", line);
 				found = out;

@@ -46,6 +46,8 @@
 #define LAB_DISK	"/dev/vda"
 #define LAB_MAX_ZONES	8
 #define LAB_MAX_ORDERS	16
+#define SPLAT_PATTERNS	"/lab/lib/splat-patterns"
+#define LAB_MAX_SPLATS	32
 
 #define NR_LADDER_COUNTERS 4
 extern const char *const ladder_counters[NR_LADDER_COUNTERS];
