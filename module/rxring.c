@@ -28,9 +28,8 @@
  * of 2004): a frame fails only if one of its order-0 pages cannot be had.
  *
  * Results, one "key value" line each, in /sys/kernel/debug/rxring/stats:
- * attempts, failures, the failures among the first @ring attempts (the
- * first fill of the ring, before kswapd could have done anything: the
- * burst) apart from the rest, time of the first failure, the longest
+ * attempts, failures, the failures among the first @ring attempts (while
+ * the ring fills for the first time: the burst) apart from the rest, time of the first failure, the longest
  * run of consecutive failures, the time spent in attempts (CPU per
  * frame) and a log2 histogram of the time one attempt took
  * (lat_log2_<b> counts attempts that took [2^b, 2^(b+1)) ns).
