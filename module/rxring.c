@@ -31,8 +31,8 @@
  * attempts, failures, the failures among the first @ring attempts (while
  * the ring fills for the first time: the burst) apart from the rest, time
  * of the first failure, the longest run of consecutive failures, the time
- * spent in attempts (CPU per frame) and a log2 histogram of the time one attempt took
- * (lat_log2_<b> counts attempts that took [2^b, 2^(b+1)) ns).
+ * spent in attempts (CPU per frame) and a log2 histogram of the time one
+ * attempt took (lat_log2_<b> counts attempts that took [2^b, 2^(b+1)) ns).
  * Writing "start" or "stop" to /sys/kernel/debug/rxring/control starts
  * a fresh run or ends the current one; autostart=1 starts at load.
  */
