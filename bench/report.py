@@ -476,8 +476,9 @@ def plot_frontier(outdir, configs, summ):
 
 def plot_series(outdir, runs, configs, control):
     """Free memory in blocks >= order 3 and failures over one run (the
-    first counted state), for the control and the order-3 ladder modes."""
-    want = [c for c in (control, "ladder-o3-relaxed", "ladder-o3-strict", "wsf-100")
+    first counted state), for the control, the order-3 ladder with and
+    without its reserve, and watermark_scale_factor 100."""
+    want = [c for c in (control, "ladder-o3", "ladder-o3-r0", "wsf-100")
             if c in configs]
     seeds = [set(r["seed"] for r in runs if r["config"] == c and r["rep"] == 1
                  and counted(r)) for c in want]

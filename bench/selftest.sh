@@ -53,7 +53,7 @@ rc=0
 "$PYTHON" "$BENCH/report.py" "$out/r" >"$out/report.txt" 2>&1 || rc=$?
 result "$rc" "bench report runs on the paired fixture"
 rc=0
-for c in baseline ladder-off ladder-o3-relaxed wsf-100; do
+for c in baseline ladder-off ladder-o3 wsf-100; do
 	grep -q "^$c  *2 " "$out/r/table.txt" || rc=1
 done
 grep -q '^ladder-off .* control ' "$out/r/table.txt" || rc=1
@@ -66,15 +66,15 @@ result "$rc" "bench summary.csv: intervals, paired and two-sample comparisons"
 # n = 2 cannot give a 95% interval on a median, and the paired interval of
 # such a small sample must span 1: the report has to say it cannot tell.
 rc=0
-grep -q '^ladder-o3-relaxed,ladder,lost,2,[0-9.]*,,,' "$out/r/summary.csv" || rc=1
-grep -q '^ladder-o3-relaxed,ladder,lost,.*,no change shown$' "$out/r/summary.csv" || rc=1
+grep -q '^ladder-o3,ladder,lost,2,[0-9.]*,,,' "$out/r/summary.csv" || rc=1
+grep -q '^ladder-o3,ladder,lost,.*,no change shown$' "$out/r/summary.csv" || rc=1
 result "$rc" "bench summary.csv: n=2 has no median interval and says 'no change shown'"
 rc=0
 grep -q 'run 3 (exact replay) lost  *identical in 2/2 states' "$out/r/noise.txt" || rc=1
 grep -q 'run 2 (nudged by 1) lost ' "$out/r/noise.txt" || rc=1
 result "$rc" "bench noise floor: exact replays identical, nudged runs reported"
 rc=0
-grep -q '^ladder-o3-relaxed: lost ' "$out/r/frontier.txt" || rc=1
+grep -q '^ladder-o3: lost ' "$out/r/frontier.txt" || rc=1
 grep -q 'best stock costing <= ' "$out/r/frontier.txt" || rc=1
 result "$rc" "bench frontier: the ladder against the stock settings"
 rc=0

@@ -70,7 +70,7 @@ apply_sysctls() {
 report_knobs() {
 	for k in vm.min_free_kbytes vm.watermark_scale_factor vm.watermark_boost_factor \
 		vm.compaction_proactiveness vm.extfrag_threshold \
-		vm.watermark_ladder_order vm.watermark_ladder_strict; do
+		vm.watermark_ladder_order vm.watermark_ladder_reserve_kbytes; do
 		v=$(sysctl -n "$k" 2>/dev/null || echo absent)
 		out "bench: sysctl $k $v"
 	done
@@ -95,7 +95,7 @@ snap() {
 	echo "== vmstat"
 	grep -E '^(nr_free_pages|nr_file_pages|nr_anon_pages|pgscan|pgsteal|pageoutrun|compact_|kswapd_|workingset_refault_file|allocstall|pgmigrate|alloc_nowait|thp_)' /proc/vmstat
 	echo "== zoneinfo"
-	grep -E '^Node|^ +(pages free|min|low|high|ladder_o)' /proc/zoneinfo
+	grep -E '^Node|^ +(pages free|min|low|high|ladder_o|ladder_reserve)' /proc/zoneinfo
 	echo "== rxring"
 	grep -E '^(state|attempts|failures) ' "$DBG/stats"
 	echo "== cpu"

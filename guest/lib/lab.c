@@ -9,6 +9,7 @@ const char *const ladder_counters[NR_LADDER_COUNTERS] = {
 	"kswapd_ladder_met",
 	"kswapd_ladder_giveup",
 	"alloc_nowait_highorder_fail",
+	"kswapd_ladder_shortfall",
 };
 
 /* ---- time --------------------------------------------------------------- */
@@ -144,9 +145,10 @@ int lab_save_sysctl(const char *path)
 	return 0;
 }
 
+/* Both knobs of the series (v2: the order and the reserve's cap). */
 int have_ladder(void)
 {
-	return access(LADDER_ORDER, F_OK) == 0 && access(LADDER_STRICT, F_OK) == 0;
+	return access(LADDER_ORDER, F_OK) == 0 && access(LADDER_RESERVE, F_OK) == 0;
 }
 
 /*
@@ -185,22 +187,34 @@ void lab_require(unsigned int need)
 		lab_skip_all("%s: %s (initramfs built without the fragmenter)\n", FRAGMENTER, strerror(errno));
 }
 
-/* lab.NAME=VALUE from the kernel command line, or @def. */
-long cmdline_long(const char *name, long def)
+/*
+ * The value of the last KEY=VALUE on the kernel command line (as
+ * "sysctl.vm.NAME" sets a sysctl at boot), or @def.
+ */
+long cmdline_param(const char *key, long def)
 {
-	char buf[4096], key[64], *p;
+	char buf[4096], *p;
+	size_t klen = strlen(key);
 	int n = read_text("/proc/cmdline", buf, sizeof(buf));
 
 	if (n < 0)
 		return def;
-	snprintf(key, sizeof(key), "lab.%s=", name);
 	p = buf;
 	while ((p = strstr(p, key))) {
-		if (p == buf || p[-1] == ' ')
-			def = strtol(p + strlen(key), NULL, 10);
+		if ((p == buf || p[-1] == ' ') && p[klen] == '=')
+			def = strtol(p + klen + 1, NULL, 10);
 		p++;
 	}
 	return def;
+}
+
+/* lab.NAME=VALUE from the kernel command line, or @def. */
+long cmdline_long(const char *name, long def)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "lab.%s", name);
+	return cmdline_param(key, def);
 }
 
 /* ---- /proc/vmstat ------------------------------------------------------- */
@@ -235,7 +249,7 @@ long long vmstat_or(const char *name, long long def)
 	return vmstat_get(name, &v) ? def : v;
 }
 
-/* The four ladder counters, from one read of /proc/vmstat; how many exist. */
+/* The ladder counters, from one read of /proc/vmstat; how many exist. */
 int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
 {
 	char line[256], key[128];
@@ -285,6 +299,7 @@ int read_zoneinfo(struct lab_zone *zones, int max)
 			z = n < max ? &zones[n++] : NULL;
 			if (z) {
 				memset(z, 0, sizeof(*z));
+				z->reserve = -1;
 				z->node = node;
 				snprintf(z->name, sizeof(z->name), "%s", name);
 			}
@@ -296,6 +311,10 @@ int read_zoneinfo(struct lab_zone *zones, int max)
 			   &r.order, &r.free, &r.min, &r.low, &r.high) == 5) {
 			if (z->nrungs < LAB_MAX_ORDERS)
 				z->rung[z->nrungs++] = r;
+			continue;
+		}
+		if (sscanf(line, " ladder_reserve %ld", &v) == 1) {
+			z->reserve = v;
 			continue;
 		}
 		if (sscanf(line, " pages free %ld", &v) == 1) {
@@ -372,6 +391,65 @@ long free_ge(const struct lab_zone *z, int order)
 	for (o = order; o < z->norders; o++)
 		pages += z->nr_free[o] << o;
 	return pages;
+}
+
+/*
+ * The most reserve, in pages, that the ladder may keep in @z with
+ * vm.watermark_ladder_reserve_kbytes = @cap_kb: the sysctl, and 1/16 of
+ * the zone's managed pages (ladder_reserve_cap() of the series).
+ */
+long ladder_reserve_cap(const struct lab_zone *z, long cap_kb)
+{
+	long kb_per_page = sysconf(_SC_PAGESIZE) / 1024, cap;
+
+	cap = cap_kb / (kb_per_page > 0 ? kb_per_page : 4);
+	return cap < z->managed / 16 ? cap : z->managed / 16;
+}
+
+/*
+ * One read of /proc/zoneinfo against what the knobs allow the reserve:
+ * with the ladder on (@order > 0) every populated zone prints a
+ * ladder_reserve line, at most ladder_reserve_cap(@cap_kb) pages (the
+ * kernel applies the cap when the line is printed, so this holds at once
+ * after a write of the cap); with the ladder off, and on unpopulated zones,
+ * there is no such line. 1 if so, else 0 with the first offence in @why;
+ * the sum of the reserves in *@total (if not NULL).
+ */
+int ladder_reserve_ok(long order, long cap_kb, long *total, char *why, size_t len)
+{
+	struct lab_zone z[LAB_MAX_ZONES];
+	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
+
+	if (total)
+		*total = 0;
+	if (n <= 0) {
+		snprintf(why, len, "cannot read /proc/zoneinfo");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		int want = order > 0 && z[i].present > 0;
+
+		if (want && z[i].reserve < 0) {
+			snprintf(why, len, "node %d zone %s: no ladder_reserve line at order %ld",
+				 z[i].node, z[i].name, order);
+			return 0;
+		}
+		if (!want && z[i].reserve >= 0) {
+			snprintf(why, len, "node %d zone %s: ladder_reserve %ld with %s",
+				 z[i].node, z[i].name, z[i].reserve,
+				 order > 0 ? "the zone unpopulated" : "the ladder off");
+			return 0;
+		}
+		if (want && z[i].reserve > ladder_reserve_cap(&z[i], cap_kb)) {
+			snprintf(why, len, "node %d zone %s: ladder_reserve %ld above its cap %ld (%ld KiB, managed %ld / 16)",
+				 z[i].node, z[i].name, z[i].reserve,
+				 ladder_reserve_cap(&z[i], cap_kb), cap_kb, z[i].managed);
+			return 0;
+		}
+		if (want && total)
+			*total += z[i].reserve;
+	}
+	return 1;
 }
 
 /* MAX_PAGE_ORDER of the running kernel: buddyinfo has one column per order. */

@@ -5,8 +5,9 @@
  * it (LAB_USERS).
  *
  *  - sysctls: read, write (raw bytes, to test bad input), save/restore at exit
- *  - /proc/vmstat counters, /proc/zoneinfo (with ladder_o<N> lines),
- *    /proc/buddyinfo, MAX_PAGE_ORDER from the buddyinfo column count
+ *  - /proc/vmstat counters, /proc/zoneinfo (with the ladder_o<N> and
+ *    ladder_reserve lines), /proc/buddyinfo, MAX_PAGE_ORDER from the
+ *    buddyinfo column count
  *  - kswapd0 CPU ticks, rxring module load/unload and its debugfs stats
  *  - kernel log: a marker written to /dev/kmsg, then a scan for splats after it
  *  - helper processes (the fragmenter, streamread) started and stopped
@@ -37,7 +38,7 @@
 #include "kselftest.h"
 
 #define LADDER_ORDER	"/proc/sys/vm/watermark_ladder_order"
-#define LADDER_STRICT	"/proc/sys/vm/watermark_ladder_strict"
+#define LADDER_RESERVE	"/proc/sys/vm/watermark_ladder_reserve_kbytes"
 #define RXRING_KO	"/lab/modules/rxring.ko"
 #define RXRING_STATS	"/sys/kernel/debug/rxring/stats"
 #define RXRING_CONTROL	"/sys/kernel/debug/rxring/control"
@@ -49,7 +50,7 @@
 #define SPLAT_PATTERNS	"/lab/lib/splat-patterns"
 #define LAB_MAX_SPLATS	32
 
-#define NR_LADDER_COUNTERS 4
+#define NR_LADDER_COUNTERS 5
 extern const char *const ladder_counters[NR_LADDER_COUNTERS];
 
 /* What a scenario needs; lab_require() skips the program without it. */
@@ -72,6 +73,7 @@ struct lab_zone {
 	long free, min, low, high, present, managed;
 	int nrungs;
 	struct ladder_rung rung[LAB_MAX_ORDERS];
+	long reserve;			/* ladder_reserve pages, -1: no line */
 	int norders;			/* columns in buddyinfo */
 	long nr_free[LAB_MAX_ORDERS];	/* blocks per order, buddyinfo */
 };
@@ -89,6 +91,7 @@ int have_ladder(void);
 __attribute__((noreturn, format(printf, 1, 2)))
 void lab_skip_all(const char *fmt, ...);
 void lab_require(unsigned int need);
+long cmdline_param(const char *key, long def);
 long cmdline_long(const char *name, long def);
 int vmstat_get(const char *name, long long *val);
 long long vmstat_or(const char *name, long long def);
@@ -96,6 +99,8 @@ int read_ladder_counters(long long v[NR_LADDER_COUNTERS]);
 int read_zoneinfo(struct lab_zone *zones, int max);
 int read_buddyinfo(struct lab_zone *zones, int n);
 long free_ge(const struct lab_zone *z, int order);
+long ladder_reserve_cap(const struct lab_zone *z, long cap_kb);
+int ladder_reserve_ok(long order, long cap_kb, long *total, char *why, size_t len);
 int max_page_order(void);
 void zone_totals(long *free, long *min, long *low, long *high);
 long meminfo_kb(const char *key);

@@ -20,21 +20,43 @@
  * phases of lab.kswapd_secs (default 10) s each, each on a freshly
  * fragmented zone (kswapd and kcompactd heal the zone in a phase, so the
  * fragmenter runs again, with the ladder off, before each):
- *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake stays flat;
- *   2. L=3, vm.watermark_ladder_strict as booted;
- *   3. L=3, the other strict mode (the series wakes kswapd on an unmet
- *      low ladder in both modes): kswapd_ladder_wake rises over 2 and 3.
- * Each phase's deltas of the four ladder counters, the module's attempts
- * and failures, and kswapd0's CPU ticks are printed as TAP diagnostics.
+ *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake and
+ *      kswapd_ladder_shortfall stay flat (the shortfall is the ladder's:
+ *      with it off, failed requests add nothing);
+ *   2. L=3 with vm.watermark_ladder_reserve_kbytes as booted (16384): the
+ *      rungs plus any reserve that failed refills grow;
+ *   3. L=3 with reserve_kbytes=0: the rungs alone, no reserve. The ladder
+ *      short of its rungs wakes kswapd with or without a reserve, so
+ *      kswapd_ladder_wake rises over 2 and 3; each phase's delta is
+ *      printed (they can differ: a reserve makes the top rung harder to
+ *      meet, while a shortfall that failures left wakes kswapd as a
+ *      plain wake, not the ladder's).
+ * Every second of every phase, /proc/zoneinfo is read: with the ladder on
+ * each populated zone prints ladder_reserve, never above min(reserve_kbytes,
+ * 1/16 of the zone), so always 0 in phase 3; with it off there is none.
+ * Each phase's deltas of the ladder counters, the module's attempts and
+ * failures, the largest ladder_reserve total and kswapd0's CPU ticks are
+ * printed as TAP diagnostics.
  *
  * Pass rule: the module loads, the fragmenter holds a fragmented zone
  * before every phase (exit 0, or 1 = holding but above its own 2% target),
- * rxring made attempts in every phase, phase 1 delta == 0, phases 2 + 3
- * delta > 0 (each is printed), and no ladder counter ever decreases. Sysctls are restored.
- * Skips (exit 4) without the series, the virtio disk (the fragmenter
- * reads it: boot with scripts/boot.sh --disk) or the module.
+ * rxring made attempts in every phase, phase 1 wake and shortfall deltas
+ * == 0, phases 2 + 3 wake delta > 0, every zoneinfo read as above, and no
+ * ladder counter ever decreases. Sysctls are restored. Skips (exit 4)
+ * without the series, the virtio disk (the fragmenter reads it: boot with
+ * scripts/boot.sh --disk) or the module.
  */
 #include "lab.h"
+
+/* Indices in ladder_counters[] */
+#define C_WAKE		0
+#define C_SHORTFALL	4
+
+struct phase_result {
+	long long d[NR_LADDER_COUNTERS];	/* counter deltas; d[C_WAKE] -1: failed */
+	long max_reserve;			/* largest ladder_reserve total */
+	int reserve_bad;			/* zoneinfo reads that broke the rule */
+};
 
 static int secs;
 static pid_t kswapd;
@@ -58,17 +80,35 @@ static void sample(long long v[NR_LADDER_COUNTERS])
 	}
 }
 
+/* One read of the ladder_reserve lines against the knobs (see the top). */
+static void check_reserve(const char *label, long order, long cap_kb, struct phase_result *p)
+{
+	char why[256];
+	long total;
+
+	if (!ladder_reserve_ok(order, cap_kb, &total, why, sizeof(why))) {
+		if (!p->reserve_bad++)
+			ksft_print_msg("%s: %s\n", label, why);
+	} else if (total > p->max_reserve) {
+		p->max_reserve = total;
+	}
+}
+
 /*
  * One phase: fragment afresh (ladder off), set the knobs, run rxring for
- * secs; the wake delta, or -1. *frag_ok is cleared if the fragmenter did
- * not reach its state.
+ * secs; the results in *p (p->d[C_WAKE] = -1 if the phase did not run).
+ * *frag_ok is cleared if the fragmenter did not reach its state.
  */
-static long long phase(const char *label, long order, long strict, int *frag_ok)
+static void phase(const char *label, long order, long reserve, int *frag_ok,
+		  struct phase_result *p)
 {
 	long long a[NR_LADDER_COUNTERS], b[NR_LADDER_COUNTERS];
 	long long att, fail, cpu0, cpu, runs0;
 	double t0;
 	int err, i, s, rc;
+
+	memset(p, 0, sizeof(*p));
+	p->d[C_WAKE] = -1;
 
 	stop_holder(holder);
 	sysctl_set(LADDER_ORDER, 0);
@@ -80,26 +120,29 @@ static long long phase(const char *label, long order, long strict, int *frag_ok)
 		*frag_ok = 0;
 	snprintf(frag_exits + strlen(frag_exits), sizeof(frag_exits) - strlen(frag_exits),
 		 "%s%d", *frag_exits ? "," : "", rc);
-	err = sysctl_set(LADDER_ORDER, order);
+	/* the cap first: the reserve is 0 from the moment the ladder is on */
+	err = sysctl_set(LADDER_RESERVE, reserve);
 	if (!err)
-		err = sysctl_set(LADDER_STRICT, strict);
+		err = sysctl_set(LADDER_ORDER, order);
 	if (err) {
-		ksft_print_msg("%s: set order=%ld strict=%ld: %s\n", label, order, strict,
-			       strerror(-err));
-		return -1;
+		ksft_print_msg("%s: set order=%ld reserve_kbytes=%ld: %s\n", label, order,
+			       reserve, strerror(-err));
+		return;
 	}
 	sleep_s(1);	/* let wakes caused by the last phase settle */
+	check_reserve(label, order, reserve, p);
 	sample(a);
 	cpu0 = task_cpu_ticks(kswapd);
 	runs0 = vmstat_or("pageoutrun", 0);
 	err = write_text(RXRING_CONTROL, "start");
 	if (err) {
 		ksft_print_msg("%s: rxring start: %s\n", label, strerror(-err));
-		return -1;
+		return;
 	}
 	for (s = 0; s < secs; s++) {
 		sleep_s(1);
 		sample(b);
+		check_reserve(label, order, reserve, p);
 	}
 	/* start zeroes the module's stats: these are this phase's */
 	att = rxring_stat("attempts");
@@ -109,22 +152,24 @@ static long long phase(const char *label, long order, long strict, int *frag_ok)
 		ksft_print_msg("%s: rxring stop: %s\n", label, strerror(-err));
 	sample(b);
 	cpu = task_cpu_ticks(kswapd);
-	ksft_print_msg("%s (order %ld strict %ld, %d s): rxring attempts %lld failures %lld, kswapd0 cpu %lld ticks, pageoutrun +%lld\n",
-		       label, order, strict, secs, att, fail, cpu - cpu0,
-		       vmstat_or("pageoutrun", 0) - runs0);
-	for (i = 0; i < NR_LADDER_COUNTERS; i++)
-		ksft_print_msg("%s:   %-28s +%lld\n", label, ladder_counters[i], b[i] - a[i]);
+	ksft_print_msg("%s (order %ld reserve_kbytes %ld, %d s): rxring attempts %lld failures %lld, kswapd0 cpu %lld ticks, pageoutrun +%lld, largest ladder_reserve total %ld pages\n",
+		       label, order, reserve, secs, att, fail, cpu - cpu0,
+		       vmstat_or("pageoutrun", 0) - runs0, p->max_reserve);
+	for (i = 0; i < NR_LADDER_COUNTERS; i++) {
+		p->d[i] = b[i] - a[i];
+		ksft_print_msg("%s:   %-28s +%lld\n", label, ladder_counters[i], p->d[i]);
+	}
 	if (att <= 0) {
 		ksft_print_msg("%s: rxring made no attempt\n", label);
-		return -1;
+		p->d[C_WAKE] = -1;
 	}
-	return b[0] - a[0];
 }
 
 int main(void)
 {
-	long long v[NR_LADDER_COUNTERS], d_on, d_other, d_off;
-	long order0, strict0;
+	struct phase_result off, on, bare;
+	long long v[NR_LADDER_COUNTERS];
+	long reserve0;
 	char params[128];
 	int err, frag_ok = 1;
 
@@ -132,15 +177,15 @@ int main(void)
 	lab_require(LAB_NEED_DISK | LAB_NEED_RXRING | LAB_NEED_FRAGMENTER);
 	secs = cmdline_long("kswapd_secs", 10);
 	kswapd = pid_of("kswapd0");
-	if (sysctl_get(LADDER_ORDER, &order0) || sysctl_get(LADDER_STRICT, &strict0) ||
-	    lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_STRICT) ||
+	if (sysctl_get(LADDER_RESERVE, &reserve0) ||
+	    lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_RESERVE) ||
 	    lab_save_sysctl("/proc/sys/vm/watermark_boost_factor"))
 		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
 	if (sysctl_set("/proc/sys/vm/watermark_boost_factor", 0))
 		ksft_exit_fail_msg("set vm.watermark_boost_factor=0: %s\n", strerror(errno));
 	if (read_ladder_counters(last) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the kswapd_ladder_* counters\n");
-	ksft_set_plan(5);
+	ksft_set_plan(7);
 
 	snprintf(params, sizeof(params),
 		 "order=3 rate=%ld ring=%ld drain_ms=0 duration_ms=3600000",
@@ -151,15 +196,23 @@ int main(void)
 	if (err)
 		ksft_exit_fail_msg("cannot go on without rxring\n");
 
-	d_off = phase("ladder off", 0, strict0, &frag_ok);
-	d_on = phase("ladder on", 3, strict0, &frag_ok);
-	d_other = phase("other mode", 3, !strict0, &frag_ok);
+	phase("ladder off", 0, reserve0, &frag_ok, &off);
+	phase("ladder on", 3, reserve0, &frag_ok, &on);
+	phase("no reserve", 3, 0, &frag_ok, &bare);
 	ksft_test_result(frag_ok, "zone fragmented before each phase (fragmenter exits %s)\n",
 			 frag_exits);
-	ksft_test_result(d_off == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n", d_off);
-	ksft_test_result(d_on >= 0 && d_other >= 0 && d_on + d_other > 0,
-			 "L=3: kswapd_ladder_wake rises (strict=%ld +%lld, strict=%d +%lld)\n",
-			 strict0, d_on, !strict0, d_other);
+	ksft_test_result(off.d[C_WAKE] == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n",
+			 off.d[C_WAKE]);
+	ksft_test_result(off.d[C_WAKE] >= 0 && off.d[C_SHORTFALL] == 0,
+			 "L=0: kswapd_ladder_shortfall stays flat (+%lld)\n", off.d[C_SHORTFALL]);
+	ksft_test_result(on.d[C_WAKE] >= 0 && bare.d[C_WAKE] >= 0 &&
+			 on.d[C_WAKE] + bare.d[C_WAKE] > 0,
+			 "L=3: kswapd_ladder_wake rises (reserve_kbytes=%ld +%lld, reserve_kbytes=0 +%lld)\n",
+			 reserve0, on.d[C_WAKE], bare.d[C_WAKE]);
+	ksft_test_result(off.d[C_WAKE] >= 0 && on.d[C_WAKE] >= 0 && bare.d[C_WAKE] >= 0 &&
+			 !off.reserve_bad && !on.reserve_bad && !bare.reserve_bad,
+			 "ladder_reserve: none at L=0, within its cap at L=3 (largest %ld pages), 0 with reserve_kbytes=0 (largest %ld)\n",
+			 on.max_reserve, bare.max_reserve);
 
 	stop_holder(holder);
 	err = module_unload("rxring");

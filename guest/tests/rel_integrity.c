@@ -11,7 +11,9 @@
  * keeps an FNV-1a 64 checksum per file.
  *
  * Stress, for lab.integrity_secs (default 60) s, with vm.watermark_ladder_order=3
- * (when the kernel has it): the fragmenter (-D) holding a fragmented zone,
+ * (when the kernel has it; the reserve's cap, vm.watermark_ladder_reserve_kbytes,
+ * as booted, so rxring's failures grow a reserve that kswapd and kcompactd
+ * then build): the fragmenter (-D) holding a fragmented zone,
  * rxring GFP_ATOMIC order-3 refills (2000/s), streamread streaming the
  * whole disk through the page cache, and a loop writing 1 to
  * /proc/sys/vm/compact_memory every second. Meanwhile the file set is
@@ -256,12 +258,13 @@ int main(void)
 
 	/* The stress. */
 	if (ladder) {
-		long strict = -1;
+		long reserve = -1;
 
 		if (lab_save_sysctl(LADDER_ORDER) || sysctl_set(LADDER_ORDER, 3))
 			ksft_print_msg("set vm.watermark_ladder_order=3: %s\n", strerror(errno));
-		sysctl_get(LADDER_STRICT, &strict);
-		ksft_print_msg("ladder on: vm.watermark_ladder_order 3, strict %ld\n", strict);
+		sysctl_get(LADDER_RESERVE, &reserve);
+		ksft_print_msg("ladder on: vm.watermark_ladder_order 3, reserve_kbytes %ld\n",
+			       reserve);
 	} else {
 		ksft_print_msg("kernel without the ladder series: stock allocator under the same stress\n");
 	}

@@ -7,19 +7,26 @@
  * (GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 256, drained
  * every second) run for the whole test. For lab.flip_secs (default 20) s,
  * as fast as the one vCPU allows (SCHED_FIFO 1, 1 ms pause per round;
- * the rate is printed): write a random vm.watermark_ladder_order in 0..MAX_PAGE_ORDER
- * and a random vm.watermark_ladder_strict in 0..1, read both back, read the
- * four ladder counters; every 10th round also write "-1" to one knob,
- * which must fail with EINVAL and change nothing.
+ * the rate is printed): write a random vm.watermark_ladder_order in
+ * 0..MAX_PAGE_ORDER and a random vm.watermark_ladder_reserve_kbytes (0,
+ * INT_MAX, or 0..128 MiB), read both back, read the ladder counters and
+ * the ladder_reserve lines of /proc/zoneinfo; every 10th round also write
+ * "-1" to one knob, which must fail with EINVAL and change nothing. Every
+ * write of the order also resets the zones' reserves and shortfalls while
+ * rxring's failures grow them, so the flips race kswapd's updates.
  *
  * Pass rule: every write succeeds and reads back as written; every bad
  * write is refused; no ladder counter ever decreases between two samples;
- * a second after the last write both knobs still hold the last values
- * written; rxring kept allocating (attempts > 0); no kernel splat in the
- * log since the test started (the host scans the console as well).
- * Sysctls restored. Skips without the series, the disk or the module.
+ * in every round each populated zone prints ladder_reserve if and only if
+ * the order is > 0, never above the cap just written (min of
+ * reserve_kbytes and 1/16 of the zone); a second after the last write both
+ * knobs still hold the last values written; rxring kept allocating
+ * (attempts > 0); no kernel splat in the log since the test started (the
+ * host scans the console as well). Sysctls restored. Skips without the
+ * series, the disk or the module.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <sched.h>
 #include <sys/resource.h>
 
@@ -35,14 +42,28 @@ static unsigned int rnd(unsigned int n)
 	return (unsigned int)(rng % n);
 }
 
+/* A cap for the reserve: mostly 0..128 MiB, now and then 0 or INT_MAX. */
+static long rnd_reserve(void)
+{
+	switch (rnd(8)) {
+	case 0:
+		return 0;
+	case 1:
+		return INT_MAX;
+	default:
+		return rnd(128 << 10);
+	}
+}
+
 int main(void)
 {
 	const char marker[] = "rel_knobflip: start";
 	long long last[NR_LADDER_COUNTERS], v[NR_LADDER_COUNTERS], att;
-	long order = -1, strict = -1, got_o = -1, got_s = -1, max_order;
+	long order = -1, reserve = -1, got_o = -1, got_r = -1, max_order, total, max_total = 0;
 	long writes = 0, write_err = 0, mismatch = 0, bad = 0, bad_ok = 0, samples = 0, down = 0;
+	long res_bad = 0;
 	pid_t holder = -1;
-	char params[128], splat[512];
+	char params[128], splat[512], why[256] = "";
 	double t_end;
 	int secs, rc, err, i, round = 0;
 
@@ -52,10 +73,10 @@ int main(void)
 		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
 	secs = cmdline_long("flip_secs", 20);
 	max_order = max_page_order();
-	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_STRICT))
+	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_RESERVE))
 		ksft_exit_fail_msg("cannot save the ladder sysctls\n");
 	kmsg_mark("rel_knobflip: start\n");
-	ksft_set_plan(7);
+	ksft_set_plan(8);
 
 	rc = run_fragmenter("/tmp/rel_knobflip.frag", &holder);
 	snprintf(params, sizeof(params),
@@ -81,29 +102,37 @@ int main(void)
 	t_end = now_s() + secs;
 	while (now_s() < t_end) {
 		order = rnd(max_order + 1);
-		strict = rnd(2);
+		reserve = rnd_reserve();
 		err = sysctl_set(LADDER_ORDER, order);
 		if (!err)
-			err = sysctl_set(LADDER_STRICT, strict);
+			err = sysctl_set(LADDER_RESERVE, reserve);
 		writes += 2;
 		if (err) {
 			if (!write_err++)
-				ksft_print_msg("write order=%ld strict=%ld: %s\n", order, strict,
-					       strerror(-err));
+				ksft_print_msg("write order=%ld reserve_kbytes=%ld: %s\n", order,
+					       reserve, strerror(-err));
 			continue;
 		}
-		if (sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_STRICT, &got_s) ||
-		    got_o != order || got_s != strict) {
+		if (sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_RESERVE, &got_r) ||
+		    got_o != order || got_r != reserve) {
 			if (!mismatch++)
-				ksft_print_msg("wrote %ld/%ld, read %ld/%ld\n", order, strict, got_o, got_s);
+				ksft_print_msg("wrote %ld/%ld, read %ld/%ld\n", order, reserve, got_o,
+					       got_r);
+		}
+		/* the cap applies when the line is printed: no lag to allow for */
+		if (!ladder_reserve_ok(order, reserve, &total, why, sizeof(why))) {
+			if (!res_bad++)
+				ksft_print_msg("order %ld reserve_kbytes %ld: %s\n", order, reserve, why);
+		} else if (total > max_total) {
+			max_total = total;
 		}
 		if (++round % 10 == 0) {
-			const char *knob = rnd(2) ? LADDER_ORDER : LADDER_STRICT;
+			const char *knob = rnd(2) ? LADDER_ORDER : LADDER_RESERVE;
 
 			bad++;
 			err = write_text(knob, "-1");
 			if (err == -EINVAL && !sysctl_get(LADDER_ORDER, &got_o) &&
-			    !sysctl_get(LADDER_STRICT, &got_s) && got_o == order && got_s == strict)
+			    !sysctl_get(LADDER_RESERVE, &got_r) && got_o == order && got_r == reserve)
 				bad_ok++;
 		}
 		read_ladder_counters(v);
@@ -117,9 +146,9 @@ int main(void)
 		sleep_s(0.001);
 	}
 	att = rxring_stat("attempts");
-	ksft_print_msg("%ld writes in %d s (%.0f/s), %ld bad writes, %ld counter samples; rxring attempts %lld failures %lld\n",
+	ksft_print_msg("%ld writes in %d s (%.0f/s), %ld bad writes, %ld counter samples; rxring attempts %lld failures %lld; largest ladder_reserve total %ld pages\n",
 		       writes, secs, writes / (double)secs, bad, samples, att,
-		       rxring_stat("failures"));
+		       rxring_stat("failures"), max_total);
 	for (i = 0; i < NR_LADDER_COUNTERS; i++)
 		ksft_print_msg("%s %lld\n", ladder_counters[i], last[i]);
 
@@ -129,11 +158,14 @@ int main(void)
 	ksft_test_result(bad > 0 && bad_ok == bad, "%ld of %ld writes of \"-1\" refused, nothing changed\n",
 			 bad_ok, bad);
 	ksft_test_result(!down && samples > 0, "ladder counters monotonic over %ld samples\n", samples);
+	ksft_test_result(!res_bad && samples > 0,
+			 "ladder_reserve on populated zones iff order > 0, within the cap just written (%ld of %ld rounds wrong)\n",
+			 res_bad, samples);
 	sleep_s(1);
-	err = sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_STRICT, &got_s);
-	ksft_test_result(!err && got_o == order && got_s == strict,
-			 "final state is the last write: order %ld strict %ld (read %ld %ld)\n",
-			 order, strict, got_o, got_s);
+	err = sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_RESERVE, &got_r);
+	ksft_test_result(!err && got_o == order && got_r == reserve,
+			 "final state is the last write: order %ld reserve_kbytes %ld (read %ld %ld)\n",
+			 order, reserve, got_o, got_r);
 
 	write_text(RXRING_CONTROL, "stop");
 	err = module_unload("rxring");

@@ -3,8 +3,11 @@
  * rel_oom: the ladder causes no OOM kill that stock would not (issue 5,
  * part 3).
  *
- * Workload, four rounds in one boot: L=0, L=3, L=0, L=3 (strict mode as
- * booted). Each round:
+ * Workload, four rounds in one boot: L=0, L=3, L=0, L=3, with
+ * vm.watermark_ladder_reserve_kbytes as booted (with L=3, rxring's
+ * failures grow a reserve that kswapd reclaims for above the high
+ * watermark; the write of the order that starts each round forgets it).
+ * Each round:
  *  - rxring makes GFP_ATOMIC order-3 refills (2000/s, ring 256, drained
  *    every second), so the ladder has high-order demand to act on;
  *  - 128 MiB of /dev/vda is read into the page cache (when the disk is
@@ -14,7 +17,9 @@
  *    to twice the zones' high watermarks (at least 8 MiB): the edge. It
  *    holds that for lab.oom_hold (default 10) s, touching every page once
  *    a second, while the parent reads 64 MiB more of the disk;
- *  - oom_kill from /proc/vmstat before and after, and how the child ended.
+ *  - oom_kill from /proc/vmstat before and after, and how the child ended;
+ *    the zones' ladder_reserve total when the child reached the edge is a
+ *    diagnostic.
  *
  * Pass rule: the OOM kills (oom_kill delta, and children killed by
  * SIGKILL) with L=3 equal those with L=0, and the child of every round
@@ -35,7 +40,21 @@ struct round {
 	int killed;		/* child died of SIGKILL */
 	long filled_mb;		/* -1: child did not report */
 	long long stall, steal;
+	long reserve;		/* ladder_reserve pages at the edge, -1: none */
 };
+
+/* Sum of the zones' ladder_reserve lines; -1 if none (the ladder off). */
+static long reserve_total(void)
+{
+	struct lab_zone z[LAB_MAX_ZONES];
+	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
+	long total = -1;
+
+	for (i = 0; i < n; i++)
+		if (z[i].reserve >= 0)
+			total = (total < 0 ? 0 : total) + z[i].reserve;
+	return total;
+}
 
 /* The child: fill to the edge, report MiB through @fd, hold, exit 0. */
 static void child(int fd, long edge_kb, int hold)
@@ -126,6 +145,7 @@ static int run_round(int idx, struct round *r, int hold)
 	r->filled_mb = -1;
 	if (read(fds[0], &r->filled_mb, sizeof(r->filled_mb)) != sizeof(r->filled_mb))
 		r->filled_mb = -1;
+	r->reserve = reserve_total();
 	close(fds[0]);
 	read_disk((off_t)idx * 192 + 128, 64);
 	waitpid(pid, &status, 0);
@@ -134,10 +154,11 @@ static int run_round(int idx, struct round *r, int hold)
 	r->oom = vmstat_or("oom_kill", 0) - oom0;
 	r->stall = vmstat_or("allocstall_dma32", 0) + vmstat_or("allocstall_normal", 0) - stall0;
 	r->steal = vmstat_or("pgsteal_kswapd", 0) + vmstat_or("pgsteal_direct", 0) - steal0;
-	ksft_print_msg("round %d L=%ld: page cache %lld pages before the fill; child filled %ld MiB to MemAvailable <= %ld KiB, %s; oom_kill +%lld; allocstall +%lld pgsteal +%lld; rxring failures %lld/%lld\n",
+	ksft_print_msg("round %d L=%ld: page cache %lld pages before the fill; child filled %ld MiB to MemAvailable <= %ld KiB, %s; ladder_reserve at the edge %ld pages; oom_kill +%lld; allocstall +%lld pgsteal +%lld; rxring failures %lld/%lld\n",
 		       idx, r->order, file0, r->filled_mb, edge_kb,
 		       r->killed ? "KILLED" : WIFEXITED(status) && !WEXITSTATUS(status) ? "exited 0" : "failed",
-		       r->oom, r->stall, r->steal, rxring_stat("failures"), rxring_stat("attempts"));
+		       r->reserve, r->oom, r->stall, r->steal, rxring_stat("failures"),
+		       rxring_stat("attempts"));
 	sleep_s(1);
 	return 0;
 }

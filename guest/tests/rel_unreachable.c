@@ -3,8 +3,10 @@
  * rel_unreachable: kswapd gives up on a ladder that cannot be met
  * (issue 5, part 2).
  *
- * Scenario, built four times in one boot: L=3 (the booted strict mode),
- * L=0 (stock), L=0, L=3, each for half of the window, so that each
+ * Scenario, built four times in one boot: L=3, L=0 (stock), L=0, L=3
+ * (vm.watermark_ladder_reserve_kbytes as booted: with L=3 the ring's
+ * failures grow a reserve on the top rung, which cannot be met either),
+ * each for half of the window, so that each
  * setting has one early and one late half (kswapd_failures, compaction
  * deferrals and boosts carry over); vm.watermark_boost_factor=0 so that
  * the fills meet the same watermarks:
@@ -26,7 +28,8 @@
  *     or compaction, and GFP_ATOMIC order-3 demand keeps waking kswapd;
  *  5. for lab.rel_secs / 2 (default 30) s from the moment the demand starts:
  *     kswapd0 CPU time (utime+stime from /proc/<pid>/stat), the ladder
- *     counters, and half way through a shell command
+ *     counters, the zones' ladder_reserve total half way (a diagnostic),
+ *     and half way through a shell command
  *     (/bin/sh -c 'cat /proc/loadavg') that must finish in 10 s.
  *
  * Pass rule: every half reaches the scenario half way through (free >
@@ -55,6 +58,7 @@ struct result {
 	double cmd_secs;		/* -1: did not complete */
 	int reached;
 	long free, high, low, ge1, ge3;
+	long reserve;			/* ladder_reserve pages, -1: no line */
 	long locked_mb, freed_mb;
 	long long rx_held, rx_fail;
 };
@@ -248,11 +252,14 @@ static void scenario_state(struct result *r)
 	int n = read_zoneinfo(z, LAB_MAX_ZONES), i;
 
 	r->free = r->high = r->low = r->ge1 = r->ge3 = 0;
+	r->reserve = -1;
 	if (n <= 0 || read_buddyinfo(z, n))
 		return;
 	for (i = 0; i < n; i++) {
 		if (!z[i].present)
 			continue;
+		if (z[i].reserve >= 0)
+			r->reserve = (r->reserve < 0 ? 0 : r->reserve) + z[i].reserve;
 		r->free += z[i].free;
 		r->high += z[i].high;
 		r->low += z[i].low;
@@ -262,7 +269,7 @@ static void scenario_state(struct result *r)
 	r->reached = r->free > r->high && r->ge3 < (r->low >> 3);
 }
 
-static int run_setting(int phase, long order, long strict, int secs, struct result *r)
+static int run_setting(int phase, long order, int secs, struct result *r)
 {
 	long long a[NR_LADDER_COUNTERS], b[NR_LADDER_COUNTERS];
 	long freed;
@@ -274,10 +281,8 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 	memset(r, 0, sizeof(*r));
 	r->cmd_secs = -1;
 	err = sysctl_set(LADDER_ORDER, order);
-	if (!err)
-		err = sysctl_set(LADDER_STRICT, strict);
 	if (err) {
-		ksft_print_msg("set ladder order=%ld strict=%ld: %s\n", order, strict, strerror(-err));
+		ksft_print_msg("set ladder order=%ld: %s\n", order, strerror(-err));
 		return -1;
 	}
 	read_pagecache(phase);
@@ -328,9 +333,9 @@ static int run_setting(int phase, long order, long strict, int secs, struct resu
 	 */
 	sleep_s(secs / 2.0 - (now_s() - t0));
 	scenario_state(r);
-	ksft_print_msg("L=%ld: locked %ld MiB, freed %ld MiB; half way: free %ld (high %ld), in blocks >=1: %ld, >=3: %ld (low>>3 = %ld); ring holds %lld; node_unreclaimable %d\n",
+	ksft_print_msg("L=%ld: locked %ld MiB, freed %ld MiB; half way: free %ld (high %ld), in blocks >=1: %ld, >=3: %ld (low>>3 = %ld); ladder_reserve %ld; ring holds %lld; node_unreclaimable %d\n",
 		       order, r->locked_mb, r->freed_mb, r->free, r->high, r->ge1, r->ge3,
-		       r->low >> 3, rxring_stat("held"), node_unreclaimable());
+		       r->low >> 3, r->reserve, rxring_stat("held"), node_unreclaimable());
 	r->cmd_secs = shell_command();
 	rest = secs - (now_s() - t0);
 	if (rest > 0)
@@ -365,7 +370,7 @@ int main(void)
 {
 	const char marker[] = "rel_unreachable: start";
 	struct result on, off;
-	long strict0, tck = sysconf(_SC_CLK_TCK);
+	long tck = sysconf(_SC_CLK_TCK);
 	char splat[512];
 	int secs, ok_on, ok_off, bad, i, k;
 
@@ -377,8 +382,7 @@ int main(void)
 	kswapd = pid_of("kswapd0");
 	if (kswapd < 0)
 		ksft_exit_fail_msg("no kswapd0 thread\n");
-	if (sysctl_get(LADDER_STRICT, &strict0) || lab_save_sysctl(LADDER_ORDER) ||
-	    lab_save_sysctl(LADDER_STRICT) ||
+	if (lab_save_sysctl(LADDER_ORDER) ||
 	    lab_save_sysctl("/proc/sys/vm/compact_unevictable_allowed") ||
 	    lab_save_sysctl("/proc/sys/vm/watermark_boost_factor"))
 		ksft_exit_fail_msg("cannot save the sysctls\n");
@@ -403,7 +407,7 @@ int main(void)
 		int ladder = i == 0 || i == 3;
 		struct result *sum = ladder ? &on : &off, r;
 
-		if (run_setting(i, ladder ? 3 : 0, strict0, secs / 2, &r)) {
+		if (run_setting(i, ladder ? 3 : 0, secs / 2, &r)) {
 			*(ladder ? &ok_on : &ok_off) = 0;
 			continue;
 		}
