@@ -9,7 +9,7 @@ const char *const ladder_counters[NR_LADDER_COUNTERS] = {
 	"kswapd_ladder_met",
 	"kswapd_ladder_giveup",
 	"alloc_nowait_highorder_fail",
-	"kswapd_ladder_shortfall",
+	"ladder_reserve_grow",
 };
 
 /* ---- time --------------------------------------------------------------- */
@@ -264,8 +264,6 @@ int read_ladder_counters(long long v[NR_LADDER_COUNTERS])
 		return 0;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "kswapd_ladder_", 14) && strncmp(line, "alloc_nowait_", 13))
-			continue;
 		if (sscanf(line, "%127s %lld", key, &val) != 2)
 			continue;
 		for (i = 0; i < NR_LADDER_COUNTERS; i++)

@@ -21,16 +21,16 @@
  * fragmented zone (kswapd and kcompactd heal the zone in a phase, so the
  * fragmenter runs again, with the ladder off, before each):
  *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake and
- *      kswapd_ladder_shortfall stay flat (the shortfall is the ladder's:
- *      with it off, failed requests add nothing);
+ *      ladder_reserve_grow stay flat (the reserve is the ladder's: with
+ *      it off, failed requests add nothing);
  *   2. L=3 with vm.watermark_ladder_reserve_kbytes as booted (16384): the
  *      rungs plus any reserve that failed refills grow;
  *   3. L=3 with reserve_kbytes=0: the rungs alone, no reserve. The ladder
  *      short of its rungs wakes kswapd with or without a reserve, so
  *      kswapd_ladder_wake rises over 2 and 3; each phase's delta is
  *      printed (they can differ: a reserve makes the top rung harder to
- *      meet, while a shortfall that failures left wakes kswapd as a
- *      plain wake, not the ladder's).
+ *      meet, while a zone short of free pages for its reserve wakes
+ *      kswapd as a plain wake, not the ladder's).
  * Every second of every phase, /proc/zoneinfo is read: with the ladder on
  * each populated zone prints ladder_reserve, never above min(reserve_kbytes,
  * 1/16 of the zone), so always 0 in phase 3; with it off there is none.
@@ -40,7 +40,7 @@
  *
  * Pass rule: the module loads, the fragmenter holds a fragmented zone
  * before every phase (exit 0, or 1 = holding but above its own 2% target),
- * rxring made attempts in every phase, phase 1 wake and shortfall deltas
+ * rxring made attempts in every phase, phase 1 wake and reserve-grow deltas
  * == 0, phases 2 + 3 wake delta > 0, every zoneinfo read as above, and no
  * ladder counter ever decreases. Sysctls are restored. Skips (exit 4)
  * without the series, the virtio disk (the fragmenter reads it: boot with
@@ -204,7 +204,7 @@ int main(void)
 	ksft_test_result(off.d[C_WAKE] == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n",
 			 off.d[C_WAKE]);
 	ksft_test_result(off.d[C_WAKE] >= 0 && off.d[C_SHORTFALL] == 0,
-			 "L=0: kswapd_ladder_shortfall stays flat (+%lld)\n", off.d[C_SHORTFALL]);
+			 "L=0: ladder_reserve_grow stays flat (+%lld)\n", off.d[C_SHORTFALL]);
 	ksft_test_result(on.d[C_WAKE] >= 0 && bare.d[C_WAKE] >= 0 &&
 			 on.d[C_WAKE] + bare.d[C_WAKE] > 0,
 			 "L=3: kswapd_ladder_wake rises (reserve_kbytes=%ld +%lld, reserve_kbytes=0 +%lld)\n",

@@ -11,16 +11,16 @@
  * phase lasts lab.reserve_secs (default 8) s on a freshly fragmented zone.
  *
  *   1. vm.watermark_ladder_order=0: the series' counters (kswapd_ladder_wake,
- *      _met, _giveup, _shortfall) stay flat, and /proc/zoneinfo shows no
+ *      _met, _giveup, ladder_reserve_grow) stay flat, and /proc/zoneinfo shows no
  *      ladder and no reserve. alloc_nowait_highorder_fail counts with the
  *      ladder off too: printed, not asserted.
  *   2. vm.watermark_ladder_order=3, reserve cap at its default: requests
- *      fail, kswapd_ladder_shortfall rises, a zone's reserve grows above 0,
+ *      fail, ladder_reserve_grow rises, a zone's reserve grows above 0,
  *      and no zone's reserve exceeds the cap (the sysctl, and 1/16 of the
  *      zone's managed pages).
  *   3. vm.watermark_ladder_reserve_kbytes=0 with a reserve standing: every
  *      reserve reads 0 at once (the cap applies when read).
- *   4. A write of vm.watermark_ladder_order (3 again) forgets every reserve.
+ *   4. A change of vm.watermark_ladder_order (3 to 4) forgets every reserve.
  *   5. Decay: after 3 s of demand, the largest reserve R0; after
  *      two half-lives (2 s each) and a margin, at most R0 / 2 is left.
  *
@@ -31,7 +31,7 @@
  */
 #include "lab.h"
 
-#define COUNTER_SHORTFALL	4	/* index in ladder_counters */
+#define COUNTER_GROW	4	/* ladder_reserve_grow, index in ladder_counters */
 
 static int secs;
 static pid_t holder = -1;
@@ -192,11 +192,11 @@ int main(void)
 	peak.max = -1;
 	fails = demand("ladder on", secs, cap_kb, &peak);
 	read_ladder_counters(b);
-	ksft_print_msg("ladder on: kswapd_ladder_shortfall +%lld pages, largest reserve %ld pages, cap %ld kB\n",
-		       b[COUNTER_SHORTFALL] - a[COUNTER_SHORTFALL], peak.max, cap_kb);
+	ksft_print_msg("ladder on: ladder_reserve_grow +%lld pages, largest reserve %ld pages, cap %ld kB\n",
+		       b[COUNTER_GROW] - a[COUNTER_GROW], peak.max, cap_kb);
 	if (fails > 0) {
-		ksft_test_result(b[COUNTER_SHORTFALL] > a[COUNTER_SHORTFALL] && peak.max > 0,
-				 "L=3: %lld failed requests grow the shortfall and a reserve\n",
+		ksft_test_result(b[COUNTER_GROW] > a[COUNTER_GROW] && peak.max > 0,
+				 "L=3: %lld failed requests grow a reserve\n",
 				 fails);
 	} else {
 		ksft_test_result_skip("L=3: no request failed (%lld), growth not tested\n",
@@ -216,19 +216,19 @@ int main(void)
 			 r0, r.max);
 	sysctl_set(LADDER_RESERVE, cap_kb);
 
-	/* 4: a write of the order forgets the reserve */
+	/* 4: a change of the order forgets the reserve */
 	read_reserves(&r, cap_kb);
 	r0 = r.max;
-	err = sysctl_set(LADDER_ORDER, 3);
+	err = sysctl_set(LADDER_ORDER, 4);
 	read_reserves(&r, cap_kb);
 	ksft_test_result(!err && r.max == 0,
-			 "writing watermark_ladder_order forgets the reserve (%ld -> %ld pages)\n",
+			 "a change of watermark_ladder_order forgets the reserve (%ld -> %ld pages)\n",
 			 r0, r.max);
 
 	/* 5: decay, on a zone fragmented again */
 	fragment("decay", 3);
 	demand("decay", 3, cap_kb, NULL);
-	sleep_s(1);	/* let kswapd take what is left of the shortfall */
+	sleep_s(1);	/* let the daemons settle after the ring stops */
 	read_reserves(&r, cap_kb);
 	r0 = r.max;
 	sleep_s(4.5);

@@ -24,8 +24,8 @@
  *    answer for every int sysctl. After each, the knob still holds the
  *    value it had.
  *  - the ladder_reserve line of /proc/zoneinfo follows the order: right
- *    after a write of order 3 every populated zone prints it, at 0 (the
- *    write resets every reserve; on an idle guest there is no demand to
+ *    after a write of order 3 every populated zone prints it, at 0 (a
+ *    change of the order resets every reserve; on an idle guest there is no demand to
  *    grow one either, so this cannot tell the reset from no demand: the
  *    reset under demand is left to the rxring scenarios), and after a
  *    write of 0 no zone prints it;

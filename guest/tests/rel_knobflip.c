@@ -12,8 +12,8 @@
  * INT_MAX, or 0..128 MiB), read both back, read the ladder counters and
  * the ladder_reserve lines of /proc/zoneinfo; every 10th round also write
  * "-1" to one knob, which must fail with EINVAL and change nothing. Every
- * write of the order also resets the zones' reserves and shortfalls while
- * rxring's failures grow them, so the flips race kswapd's updates.
+ * change of the order also resets the zones' reserves while rxring's
+ * failures grow them, so the flips race the failure path's updates.
  *
  * Pass rule: every write succeeds and reads back as written; every bad
  * write is refused; no ladder counter ever decreases between two samples;
