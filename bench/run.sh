@@ -299,6 +299,10 @@ main() {
 	local v cfg seed name k frag
 	stamp=$(date -u +%Y%m%d-%H%M%S)
 	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
+	# runs.tsv is appended to, and a result left from an earlier run would
+	# be counted with this one's: a folder is used once.
+	[ ! -e "$outdir/runs.tsv" ] ||
+		die "$outdir already holds a run (runs.tsv); remove it or choose another -o"
 	mkdir -p "$outdir" "$BUILD/results"
 	outdir=$(cd "$outdir" && pwd)
 	ln -sfn "$outdir" "$BUILD/results/latest-$set_name"

@@ -99,7 +99,8 @@ grep -q '^ladder-off  *2 ' "$out/bad/table.txt" || rc=1
 result "$rc" "bench report: a run whose boot failed is not counted"
 
 # The runner refuses bad input in one line, before it builds or boots.
-for args in "-n 0" "-n x" "-s no-such-set" "-c 0"; do
+mkdir -p "$out/used" && : >"$out/used/runs.tsv"
+for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-s check -o $out/used"; do
 	rc=0
 	# shellcheck disable=SC2086 # the arguments are meant to split
 	"$BENCH/run.sh" $args >"$out/bad.txt" 2>&1 || rc=$?
