@@ -64,7 +64,7 @@ struct reserves {
 static void read_reserves(struct reserves *r, long cap_kb)
 {
 	struct lab_zone z[LAB_MAX_ZONES];
-	long page_kb = sysconf(_SC_PAGESIZE) / 1024, cap;
+	long cap;
 	int i;
 
 	memset(r, 0, sizeof(*r));
@@ -75,9 +75,7 @@ static void read_reserves(struct reserves *r, long cap_kb)
 			r->nladder++;
 		if (z[i].reserve > r->max)
 			r->max = z[i].reserve;
-		cap = cap_kb / page_kb;
-		if (z[i].managed / 16 < cap)
-			cap = z[i].managed / 16;
+		cap = ladder_reserve_cap(&z[i], cap_kb);
 		if (cap_kb >= 0 && z[i].reserve > cap) {
 			ksft_print_msg("zone %s: reserve %ld pages over its cap %ld\n",
 				       z[i].name, z[i].reserve, cap);
