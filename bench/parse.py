@@ -6,17 +6,32 @@ the fragmenter's report, a "== begin" and a "== final" block (full
 /proc/vmstat and kswapd/kcompactd CPU), monitor snapshots ("== snap",
 "time: T", buddyinfo, vmstat subset, zoneinfo watermarks, rxring
 counters, CPU, "== end"), "rxring: key value" lines and the streaming
-reader's "streamread:" line.
+reader's "streamread:" line. With demand=tcp, instead of the ring: a
+"== hist" block (the hist triggers on kmem:mm_page_alloc: allocations of
+order > 0 by order and gfp mask, all and failed) and a "== iperf3" block
+(iperf3's JSON).
 
 parse_run(path) -> dict with 'summary' (metric -> number) and 'series'
 (list of per-snapshot dicts).  Run as a script, prints the summary of
-each file given as key<TAB>value lines (used by tests/ fixtures).
+each file given as key<TAB>value lines (used by tests/ fixtures);
+`parse.py --get KEY FILE` prints one value (scripts/check.sh reads results
+through it, so result lines have one parser).
 """
+import json
 import re
 import sys
 
 USER_HZ = 100
 FRAG_ORDER = 3
+
+# gfp bits of 6.12 (include/linux/gfp_types.h, the enum of ___GFP_*_BIT;
+# tests/gfp-bits.sh checks them against the tree). Bits below
+# ___GFP_ZEROTAGS do not depend on the configuration.
+GFP_DIRECT_RECLAIM = 1 << 10
+GFP_KSWAPD_RECLAIM = 1 << 11
+GFP_NORETRY = 1 << 16
+GFP_COMP = 1 << 18
+GFP_NOMEMALLOC = 1 << 19
 
 # vmstat counters reported as deltas over the RX-ring run (final - begin).
 VMSTAT_DELTAS = [
@@ -50,6 +65,69 @@ def parse_buddy_line(line):
     return [int(x) for x in m.group(2).split()]
 
 
+def is_frag_refill(order, gfp):
+    """An order-3 page-frag refill: skb_page_frag_refill() (TCP sends,
+    virtio-net RX buffers) and page_frag_cache_refill() both ask with
+    __GFP_COMP | __GFP_NORETRY and without direct reclaim, keeping the
+    caller's kswapd wakeup; slab's opportunistic high-order tries (the
+    other order-3 users seen here) drop both reclaim bits."""
+    want = GFP_COMP | GFP_NORETRY | GFP_KSWAPD_RECLAIM
+    return order == 3 and gfp & want == want and not gfp & GFP_DIRECT_RECLAIM
+
+
+HIST_ROW = re.compile(r"\{ order:\s*(\d+), gfp_flags:\s*(0x[0-9a-fA-F]+|\d+)\s*\}"
+                      r"\s*hitcount:\s*(\d+)")
+
+
+def hist_summary(lines):
+    """Counters from the "== hist" block: the trigger whose filter tests
+    pfn counts failures, the other every attempt."""
+    out = {"frag3_attempts": 0, "frag3_fail": 0, "other3_attempts": 0,
+           "other3_fail": 0, "order9_attempts": 0, "order9_fail": 0,
+           "hist_dropped": 0}
+    which = None
+    for s in lines:
+        if s.startswith("# trigger info:"):
+            which = "fail" if "pfn ==" in s else "attempts"
+            continue
+        m = re.match(r"\s*Dropped:\s*(\d+)", s)
+        if m:
+            out["hist_dropped"] += int(m.group(1))
+            continue
+        m = HIST_ROW.search(s)
+        if not m or which is None:
+            continue
+        order, gfp, hits = int(m.group(1)), int(m.group(2), 0), int(m.group(3))
+        if is_frag_refill(order, gfp):
+            out["frag3_" + which] += hits
+        elif order == 3:
+            out["other3_" + which] += hits
+        elif order == 9:
+            out["order9_" + which] += hits
+    return out
+
+
+def iperf3_summary(text):
+    """Throughput and retransmits from iperf3's JSON (guest time)."""
+    out = {}
+    try:
+        end = json.loads(text)["end"]
+    except (ValueError, KeyError, TypeError):
+        return out
+    recv = end.get("sum_received", {})
+    sent = end.get("sum_sent", {})
+    if "bits_per_second" in recv:
+        out["tcp_mbit_s"] = recv["bits_per_second"] / 1e6
+    if "bytes" in recv:
+        out["tcp_mib"] = recv["bytes"] / 2**20
+    if "retransmits" in sent:
+        out["tcp_retransmits"] = sent["retransmits"]
+    cpu = end.get("cpu_utilization_percent", {})
+    if "host_total" in cpu:
+        out["tcp_client_cpu_pct"] = cpu["host_total"]
+    return out
+
+
 def parse_run(path):
     summary = {}
     series = []
@@ -60,6 +138,7 @@ def parse_run(path):
     sub = None          # buddyinfo / vmstat / zoneinfo / rxring / cpu
     snap = None
     lab_end = None
+    blockbuf = {"hist": [], "iperf3": []}
 
     with open(path, errors="replace") as f:
         for raw in f:
@@ -77,7 +156,7 @@ def parse_run(path):
                     summary[parts[1]] = float(parts[2])
                 elif len(parts) >= 4 and parts[1] == "sysctl":
                     summary["sysctl " + parts[2]] = parts[3]
-                elif len(parts) >= 3 and parts[1] in ("config", "kernel"):
+                elif len(parts) >= 3 and parts[1] in ("config", "kernel", "demand"):
                     summary[parts[1]] = parts[2]
                 elif parts[1:2] == ["done"]:
                     summary["done"] = 1
@@ -107,6 +186,12 @@ def parse_run(path):
                 continue
             if s in ("== begin", "== final"):
                 section, sub = s[3:], "vmstat"
+                continue
+            if s in ("== hist", "== iperf3"):
+                section, sub = s[3:], None
+                continue
+            if section in blockbuf and s != "== end":
+                blockbuf[section].append(line)
                 continue
             if s == "== snap":
                 section, sub = "snap", None
@@ -150,6 +235,13 @@ def parse_run(path):
                         blocks[section][kv[0]] = int(kv[1])
 
     summary["lab_end_rc"] = lab_end if lab_end is not None else -999
+    if blockbuf["hist"]:
+        summary.update(hist_summary(blockbuf["hist"]))
+        if summary["frag3_attempts"]:
+            summary["frag3_fail_pct"] = (100.0 * summary["frag3_fail"]
+                                         / summary["frag3_attempts"])
+    if blockbuf["iperf3"]:
+        summary.update(iperf3_summary("\n".join(blockbuf["iperf3"])))
     b, e = blocks["begin"], blocks["final"]
     for k in VMSTAT_DELTAS:
         if k in b and k in e:
@@ -160,6 +252,8 @@ def parse_run(path):
     if "kswapd0_cpu_s" in summary:
         summary["daemons_cpu_s"] = summary["kswapd0_cpu_s"] + summary.get("kcompactd0_cpu_s", 0)
 
+    if "sg" in rx:
+        summary["sg"] = rx["sg"]
     if "attempts" in rx:
         summary["attempts"] = rx["attempts"]
         summary["failures"] = rx.get("failures", 0)
@@ -221,7 +315,18 @@ def parse_run(path):
     return {"summary": summary, "series": rows}
 
 
+def get(key, path):
+    """One summary value, integers without a fraction; "" when absent."""
+    v = parse_run(path)["summary"].get(key, "")
+    if isinstance(v, float) and v.is_integer():
+        v = int(v)
+    return str(v)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "--get":
+        print(get(argv[2], argv[3]))
+        return
     for path in argv[1:]:
         run = parse_run(path)
         for k in sorted(run["summary"]):

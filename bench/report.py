@@ -61,6 +61,25 @@ COSTS = [
     ("free_mib_mean", "free MiB held"),
 ]
 MAIN = "lost"
+# How the main metric reads in sentences: "<config>: lost 12", "loses fewer".
+MAIN_WORD, MAIN_VERB = "lost", "loses"
+
+# demand=tcp (iperf3 over loopback): the failures are the kernel's own
+# order-3 page-frag refills, each falling back to order 0; the cost of a
+# failure there is throughput and CPU, so throughput is a column too.
+TCP_METRICS = [
+    ("frag3_fail", "order-3 page-frag refills that fell back to order 0", 1.0),
+    ("frag3_attempts", "order-3 page-frag refills tried", 1.0),
+    ("frag3_fail_pct", "page-frag fallbacks, % of refills", None),
+    ("tcp_mbit_s", "TCP Mbit/s received (guest time)", 0.0),
+    ("tcp_retransmits", "TCP retransmits", 1.0),
+    ("tcp_client_cpu_pct", "iperf3 client CPU %", 0.0),
+    ("other3_fail", "other order-3 failures (slab's tries)", 1.0),
+] + [m for m in METRICS if m[0] in (
+    "daemons_cpu_s", "kswapd0_cpu_s", "kcompactd0_cpu_s", "workingset_refault_file",
+    "pgscan_kswapd", "pgscan_direct", "compact_daemon_migrate_scanned", "free_mib_mean",
+    "reader_mib_s", "free_ge3_pages_mean", "kswapd_ladder_wake",
+    "alloc_nowait_highorder_fail")]
 
 
 def read_manifest(outdir):
@@ -90,13 +109,14 @@ def conf(cfg):
 
 def kind(cfg):
     """stock-kernel, stock (a stock knob on the patched kernel), ladder,
-    sg (the scatter/gather reference) or healthy (no fragmenter)."""
+    sg (a demand-side reference: the scatter/gather ring, or the network's
+    high_order_alloc_disable) or healthy (no fragmenter)."""
     c = conf(cfg)
     if c.get("variant") == "baseline":
         return "stock-kernel"
     if c.get("frag", "1") == "0":
         return "healthy"
-    if c.get("sg", "0") == "1":
+    if c.get("sg", "0") == "1" or "high_order_alloc_disable=1" in c.get("sysctl", ""):
         return "sg"
     if "watermark_ladder_order" in c.get("sysctl", ""):
         return "ladder"
@@ -267,6 +287,33 @@ TABLE_COLS = [
     ("free_mib_mean", "free MiB"),
     ("reader_mib_s", "reader MiB/s"),
 ]
+# Columns 0 and 1 are the main metric and its ratio to the control.
+TCP_TABLE_COLS = [
+    ("frag3_fail", "order-3 fallbacks, median [95%]"),
+    ("frag3_fail", "vs control"),
+    ("frag3_attempts", "refills"),
+    ("tcp_mbit_s", "TCP Mbit/s"),
+    ("daemons_cpu_s", "daemons CPU s"),
+    ("workingset_refault_file", "refaults"),
+    ("free_mib_mean", "free MiB"),
+    ("reader_mib_s", "reader MiB/s"),
+]
+# Noise-floor metrics per demand (the main one first).
+NOISE_METRICS = ["first_fill_failures", "steady_failures", "daemons_cpu_s",
+                 "workingset_refault_file", "free_mib_mean"]
+
+
+def use_demand(demand):
+    """Switch the metrics, table and wording to the manifest's demand."""
+    global METRICS, METRIC_ADD, MAIN, MAIN_WORD, MAIN_VERB, TABLE_COLS, NOISE_METRICS
+    if demand != "tcp":
+        return
+    METRICS = TCP_METRICS
+    METRIC_ADD = {m: a for m, _, a in METRICS}
+    MAIN, MAIN_WORD, MAIN_VERB = "frag3_fail", "fallbacks", "falls back"
+    TABLE_COLS = TCP_TABLE_COLS
+    NOISE_METRICS = ["tcp_mbit_s", "daemons_cpu_s", "workingset_refault_file",
+                     "free_mib_mean"]
 
 
 def write_table(outdir, configs, summ, meta, notes):
@@ -332,8 +379,7 @@ def noise_floor(outdir, runs, control):
             nudge.setdefault(r["rep"], r["summary"].get("nudge", 0))
     for rep in reps[1:]:
         what = "exact replay" if not nudge.get(rep) else f"nudged by {nudge[rep]:g}"
-        for metric in (MAIN, "first_fill_failures", "steady_failures", "daemons_cpu_s",
-                       "workingset_refault_file", "free_mib_mean"):
+        for metric in [MAIN] + NOISE_METRICS:
             a = values(runs, control, metric, 1)
             b = values(runs, control, metric, rep)
             seeds = sorted(set(a) & set(b))
@@ -363,11 +409,11 @@ def frontier(outdir, runs, configs, summ):
     stock = [c for c in configs if kind(c) == "stock" and MAIN in summ[c]]
     ladders = [c for c in configs if kind(c) in ("ladder", "sg") and MAIN in summ[c]]
     lines = ["frontier: each ladder setting against the stock settings (medians; "
-             "'vs' is paired: frames lost, then the cost, ratio [95%])"]
+             f"'vs' is paired: {MAIN_WORD}, then the cost, ratio [95%])"]
     rows = []
     for lad in ladders:
         f_l = summ[lad][MAIN]["median"]
-        lines.append(f"{lad}: lost {fmt(f_l)}"
+        lines.append(f"{lad}: {MAIN_WORD} {fmt(f_l)}"
                      + "".join(f", {lab} {fmt(summ[lad][m]['median'])}"
                                for m, lab in COSTS if m in summ[lad]))
         for m, lab in COSTS:
@@ -378,20 +424,22 @@ def frontier(outdir, runs, configs, summ):
             cheap = min(cand, key=lambda s: summ[s][m]["median"]) if cand else None
             same = [s for s in stock if m in summ[s] and summ[s][m]["median"] <= c_l]
             best = min(same, key=lambda s: summ[s][MAIN]["median"]) if same else None
-            a = (f"cheapest stock losing <= {fmt(f_l)}: "
-                 + (f"{cheap} ({fmt(summ[cheap][m]['median'])}, lost "
+            a = (f"cheapest stock with {MAIN_WORD} <= {fmt(f_l)}: "
+                 + (f"{cheap} ({fmt(summ[cheap][m]['median'])}, {MAIN_WORD} "
                     f"{fmt(summ[cheap][MAIN]['median'])})" if cheap else "none"))
             b = (f"best stock costing <= {fmt(c_l)}: "
-                 + (f"{best} (lost {fmt(summ[best][MAIN]['median'])})" if best else "none"))
+                 + (f"{best} ({MAIN_WORD} {fmt(summ[best][MAIN]['median'])})"
+                    if best else "none"))
             verdict = "no stock setting costs no more"
             lost_r = cost_r = None
             if best:
                 _, lost_r = compare(runs, lad, best, MAIN, METRIC_ADD[MAIN])
                 _, cost_r = compare(runs, lad, best, m, METRIC_ADD[m])
-                verdict = {"lower": "ladder loses fewer",
-                           "higher": "stock loses fewer"}.get(lost_r["verdict"],
-                                                              "not distinguishable")
-                verdict += f"; vs {best}: lost {fmt_ratio(lost_r)}, {lab} {fmt_ratio(cost_r)}"
+                verdict = {"lower": f"ladder {MAIN_VERB} less",
+                           "higher": f"stock {MAIN_VERB} less"}.get(lost_r["verdict"],
+                                                                    "not distinguishable")
+                verdict += (f"; vs {best}: {MAIN_WORD} {fmt_ratio(lost_r)}, {lab} "
+                            f"{fmt_ratio(cost_r)}")
             lines.append(f"  {lab:<24} {a}; {b}; {verdict}")
             rows.append([lad, m, c_l, f_l, cheap or "", best or "",
                          summ[best][MAIN]["median"] if best else "",
@@ -450,10 +498,10 @@ def plot_frontier(outdir, configs, summ):
             f.write("\n\n")
     s = ["set terminal pngcairo noenhanced size 1500,480 font ',10'",
          f"set output '{os.path.join(outdir, 'frontier.png')}'",
-         "set multiplot layout 1,3 title 'frames lost (median over saved states) "
+         f"set multiplot layout 1,3 title '{MAIN_WORD} (median over saved states) "
          "against what it costs; line: stock frontier'",
          "set datafile separator '\\t'", "set logscale y", "set grid",
-         "set ylabel 'frames lost + 1 (log)'", "set key bottom left font ',9'"]
+         f"set ylabel '{MAIN_WORD} + 1 (log)'", "set key bottom left font ',9'"]
     for ci, (m, lab) in enumerate(COSTS):
         col = 3 + ci
         s.append(f"set xlabel '{lab}'")
@@ -503,7 +551,7 @@ def plot_series(outdir, runs, configs, control):
          f"set output '{os.path.join(outdir, 'free-ge3.png')}'",
          "set datafile separator '\\t'", "set grid", "set key top left",
          f"set title 'one saved state (seed {seed}), each configuration restored from it'",
-         "set xlabel 'seconds since the RX ring started'",
+         "set xlabel 'seconds since the demand started'",
          "set ylabel 'free in blocks >= order 3 (MiB)'",
          "set y2label 'failures so far'", "set y2tics", "set ytics nomirror"]
     parts = []
@@ -551,6 +599,7 @@ def main(argv):
     global ANY_STATE
     meta = read_manifest(outdir)
     ANY_STATE = meta.get("any_state") == "1"
+    use_demand(meta.get("demand", "rx"))
     control = meta.get("control", "ladder-off")
     runs = collect(outdir)
     if not runs:

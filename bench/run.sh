@@ -3,8 +3,12 @@
 # run every configuration of that kernel from the same saved state.
 #
 # usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS]
-#                     [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F] [-a]
-#   -s SET       bench/sets/SET lists the configurations (default: run)
+#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-o OUTDIR] [-F] [-a]
+#   -s SET       bench/sets/SET lists the configurations (default: run); a
+#                line demand=NAME there sets the set's demand
+#   -d DEMAND    what makes the high-order demand (guest/jobs/bench.sh):
+#                rx (default: the RX ring, module/rxring.ko) or tcp (iperf3
+#                over loopback TCP: the kernel's page-frag refills)
 #   -n STATES    saved states per kernel (default 3): the first seeds (1, 2,
 #                ...) whose fragmenter reached its target
 #   -t SECS      length of the RX-ring run in the guest (default 30)
@@ -44,13 +48,13 @@ set -eu
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/../scripts/lib.sh"
 
-set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0 any_state=0
+set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0 any_state=0 demand=
 ICOUNT=shift=2,sleep=off
 MEM=1024
 CONTROL=ladder-off
-USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-o OUTDIR] [-F] [-a]"
+USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-o OUTDIR] [-F] [-a]"
 
-while getopts "s:n:t:e:c:j:i:o:Fa" opt; do
+while getopts "s:n:t:e:c:j:i:d:o:Fa" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
 	n) nstates=$OPTARG ;;
@@ -59,6 +63,7 @@ while getopts "s:n:t:e:c:j:i:o:Fa" opt; do
 	c) controls=$OPTARG ;;
 	j) jobs=$OPTARG ;;
 	i) ICOUNT=$OPTARG ;;
+	d) demand=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	F) fastpath=1 ;;
 	a) any_state=1 ;;
@@ -76,8 +81,14 @@ fi
 
 setfile=$BENCH/sets/$set_name
 [ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
-mapfile -t configs < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$setfile")
+mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfile")
 [ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
+[ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
+demand=${demand:-rx}
+case $demand in
+rx | tcp) ;;
+*) die "unknown demand '$demand' (rx or tcp)" ;;
+esac
 
 # conf_get NAME KEY [DEFAULT]: KEY=value from bench/configs/NAME.conf.
 conf_get() {
@@ -223,7 +234,7 @@ restore_run() {
 	# The state was saved paused: it arrives paused, and is let go here.
 	"$PYTHON" "$BENCH/state.py" resume --qmp "$tmpdir/$run.qmp" --timeout 600 --pid "$qemu" \
 		--go-file "$tmpdir/$run.mem" \
-		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
+		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) demand=$demand sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
 	wait "$qemu" || rc=$?
 	cat "$stem.result" "$LOGS/$run.result" >"$outdir/$name.$seed.result" 2>/dev/null || true
 	cp "$LOGS/$run.console.log" "$outdir/$name.$seed.console.log" 2>/dev/null || true
@@ -269,6 +280,7 @@ write_manifest() {
 		echo "set	$set_name"
 		echo "configs	${configs[*]}"
 		echo "control	$CONTROL"
+		echo "demand	$demand"
 		echo "states	$nstates"
 		for k in "${!seeds[@]}"; do
 			echo "seeds_${k// /_frag}	${seeds[$k]# }"

@@ -34,6 +34,34 @@ for f in "$FIX"/*.[0-9]*.result; do
 	result "$rc" "bench parse $(basename "$f")"
 done
 
+# demand=tcp: the hist triggers' counts and iperf3's JSON, read back from
+# the TCP fixture (iperf3 over loopback, ladder-o3: 71009 order-3 page-frag
+# refills, 2 of them failed; 1884 Mbit/s).
+rc=0
+"$PYTHON" "$BENCH/parse.py" "$FIX/tcp-ladder-o3.1.result" >"$LOGS/selftest-tcp.txt" || rc=1
+for kv in "frag3_attempts	71009" "frag3_fail	2" "hist_dropped	0" "demand	tcp"; do
+	grep -qx "$kv" "$LOGS/selftest-tcp.txt" || rc=1
+done
+grep -q '^tcp_mbit_s	18[0-9][0-9]\.' "$LOGS/selftest-tcp.txt" || rc=1
+result "$rc" "bench parse: page-frag refills and failures from the hist triggers, TCP Mbit/s from iperf3"
+
+# The gfp bits bench/parse.py classifies page-frag refills by are the tree's.
+rc=0
+"$PYTHON" -c '
+import re, sys
+sys.path.insert(0, sys.argv[1])
+import parse
+text = open(sys.argv[2]).read()
+enum = text[text.index("enum {"):]
+names = re.findall(r"___GFP_(\w+)_BIT,", enum[:enum.index("};")])
+for name in ("DIRECT_RECLAIM", "KSWAPD_RECLAIM", "NORETRY", "COMP", "NOMEMALLOC"):
+    want = 1 << names.index(name)
+    got = getattr(parse, "GFP_" + name)
+    if got != want:
+        sys.exit(f"GFP_{name}: parse.py {got:#x}, tree {want:#x}")
+' "$BENCH" "$TREE/include/linux/gfp_types.h" || rc=1
+result "$rc" "bench parse: gfp bits match the tree's include/linux/gfp_types.h"
+
 # The statistics, on known answers (each check prints its own line).
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -100,7 +128,7 @@ result "$rc" "bench report: a run whose boot failed is not counted"
 
 # The runner refuses bad input in one line, before it builds or boots.
 mkdir -p "$out/used" && : >"$out/used/runs.tsv"
-for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-s check -o $out/used"; do
+for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-d udp" "-s check -o $out/used"; do
 	rc=0
 	# shellcheck disable=SC2086 # the arguments are meant to split
 	"$BENCH/run.sh" $args >"$out/bad.txt" 2>&1 || rc=$?

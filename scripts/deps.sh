@@ -33,6 +33,7 @@ qemu-system-x86_64 qemu-system-x86
 gnuplot gnuplot-nox
 mke2fs e2fsprogs
 shellcheck shellcheck
+iperf3 iperf3
 pkg:libelf-dev libelf-dev
 pkg:libssl-dev libssl-dev
 pkg:python3-ply python3-ply

@@ -8,6 +8,9 @@
 #                           guest/Makefile (tests linked with guest/lib/lab.c),
 #                           with the tree's tools/testing/selftests for kselftest.h
 #   /lab/modules/*.ko       module/, built against build/obj/<variant>
+#   /usr/bin/iperf3         Debian's iperf3 with the shared libraries ldd lists,
+#                           at their Debian paths (the real-demand scenarios'
+#                           client nobody here wrote)
 # The archive is written with the tree's usr/gen_init_cpio from a file list,
 # so no root or device nodes are needed on the host.
 #
@@ -17,6 +20,8 @@ set -eu
 
 OUT=$BUILD/initramfs
 BUSYBOX=/bin/busybox
+# Debian programs copied in as they are, with their shared libraries.
+HOST_PROGRAMS="iperf3"
 
 # build_guest_programs SRC BINDIR: guest/Makefile builds what changed (its
 # header dependencies are tracked), against the tree's kselftest.h.
@@ -31,6 +36,25 @@ gen_init_cpio() {
 	[ "$tool" -nt "$1/usr/gen_init_cpio.c" ] ||
 		gcc -O2 -o "$tool" "$1/usr/gen_init_cpio.c"
 	echo "$tool"
+}
+
+# host_program NAME: gen_init_cpio lines for Debian's NAME, the shared
+# libraries `ldd` lists and the loader, each at its Debian path (the file
+# itself, symlinks resolved), with the directories they need.
+host_program() {
+	local bin path d
+	bin=$(command -v "$1") || die "$1 missing (apt-get install $1)"
+	{
+		echo "$bin"
+		ldd "$bin" | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
+	} | sort -u | while read -r path; do
+		d=${path%/*}
+		while [ -n "$d" ]; do
+			echo "dir $d 0755 0 0"
+			d=${d%/*}
+		done
+		echo "file $path $(readlink -f "$path") 0755 0 0"
+	done | sort -u -k1,1 -k2,2
 }
 
 # file_list VARIANT BINDIR: gen_init_cpio input describing the guest root.
@@ -64,6 +88,9 @@ file_list() {
 	done
 	for f in "$OBJ/$variant.modules"/*.ko; do
 		[ -f "$f" ] && echo "file /lab/modules/${f##*/} $f 0644 0 0"
+	done
+	for f in $HOST_PROGRAMS; do
+		host_program "$f"
 	done
 	return 0
 }

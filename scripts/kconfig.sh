@@ -1,6 +1,7 @@
 #!/bin/bash
 # Write the .config of a kernel variant into its obj dir:
-#   tinyconfig + kconfig/boot.config + kconfig/test.config [+ kconfig/debug.config]
+#   tinyconfig + kconfig/boot.config + kconfig/test.config + kconfig/net.config
+#   [+ kconfig/debug.config]
 # merged with the tree's merge_config.sh (required options last), then
 # olddefconfig. Every requested option must land, or this fails naming it;
 # only symbols the tree does not define at all (e.g. the ladder KUnit test in
@@ -16,6 +17,7 @@ set -eu
 fragments() {
 	echo "$LAB_ROOT/kconfig/boot.config"
 	echo "$LAB_ROOT/kconfig/test.config"
+	echo "$LAB_ROOT/kconfig/net.config"
 	[ "$1" = debug ] && echo "$LAB_ROOT/kconfig/debug.config"
 	return 0
 }

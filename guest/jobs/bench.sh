@@ -6,10 +6,16 @@
 #      block of order >= 3; it keeps its allocations for the whole run;
 #   2. the guest is saved; each restore applies one configuration's sysctls
 #      and lets the system settle for $settle seconds (counted in the costs);
-#   3. for $SECS seconds, at the same time:
+#   3. for $SECS seconds, at the same time, the demand (demand=rx, default):
 #        rxring     GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 512,
 #                   whole ring given back every second (sg=1: each frame
 #                   from 8 order-0 pages, the scatter/gather reference)
+#      or (demand=tcp) the kernel's own order-3 user:
+#        iperf3     Debian's iperf3 over loopback TCP: every send fills
+#                   skb_page_frag_refill()'s order-3 page frags (no direct
+#                   reclaim, order-0 fallback); counted by hist triggers on
+#                   kmem:mm_page_alloc, the same on stock and patched kernels
+#      and
 #        streamread streams a file through the page cache (/mnt/big on the
 #                   ext2 disk: movable page cache; see pick_disk)
 #        monitor    a snapshot every second (time:, buddyinfo, vmstat,
@@ -21,13 +27,16 @@
 #   lab.frag=0            skip the fragmenter (the control: same load, memory
 #                         as it is after boot)
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
-# "== snap" and "== end", "rxring: key value", "streamread: ..." lines.
+# "== snap" and "== end", "rxring: key value", "streamread: ..." lines;
+# demand=tcp: "== hist" (the trigger file) and "== iperf3" (its JSON) blocks.
 set -eu
 
 RESULT=${RESULT:-/dev/ttyS1}
 BIN=/lab/bin
 MOD=/lab/modules
 DBG=/sys/kernel/debug/rxring
+# Debian's iperf3 with its libraries (scripts/initramfs.sh, HOST_PROGRAMS).
+IPERF3=/usr/bin/iperf3
 RX_ORDER=3
 RX_RATE=2000
 RX_RING=512
@@ -96,8 +105,10 @@ snap() {
 	grep -E '^(nr_free_pages|nr_file_pages|nr_anon_pages|pgscan|pgsteal|pageoutrun|compact_|kswapd_|workingset_refault_file|allocstall|pgmigrate|alloc_nowait|thp_)' /proc/vmstat
 	echo "== zoneinfo"
 	grep -E '^Node|^ +(pages free|min|low|high|ladder_o|ladder_reserve)' /proc/zoneinfo
-	echo "== rxring"
-	grep -E '^(state|attempts|failures) ' "$DBG/stats"
+	if [ -d "$DBG" ]; then
+		echo "== rxring"
+		grep -E '^(state|attempts|failures) ' "$DBG/stats"
+	fi
 	echo "== cpu"
 	cpu_line
 	echo "== end"
@@ -157,8 +168,8 @@ go_field() {
 # and saves the whole guest (bench/state.py) once "bench: state-ready" is
 # out, then restores it once per configuration, writing into that memory,
 # before the guest runs again, a line
-#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 sysctl=K=V,K=V
-# Sets cfg, nudge, sysctls, secs, settle, sg.
+#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 demand=rx|tcp sysctl=K=V,K=V
+# Sets cfg, nudge, sysctls, secs, settle, sg, demand.
 wait_for_go() {
 	line=$("$BIN/waitgo")
 	cfg=$(go_field "$line" cfg unnamed)
@@ -166,6 +177,7 @@ wait_for_go() {
 	secs=$(go_field "$line" secs 30)
 	settle=$(go_field "$line" settle 5)
 	sg=$(go_field "$line" sg 0)
+	demand=$(go_field "$line" demand rx)
 	sysctls=$(go_field "$line" sysctl "")
 }
 
@@ -175,7 +187,9 @@ header() {
 	out "bench: kernel $(uname -r)"
 	out "bench: memtotal_kb $(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 	out "bench: secs $secs"
-	out "bench: rxring order $RX_ORDER sg $sg rate $RX_RATE ring $RX_RING drain_ms $RX_DRAIN_MS"
+	out "bench: demand $demand"
+	[ "$demand" != rx ] ||
+		out "bench: rxring order $RX_ORDER sg $sg rate $RX_RATE ring $RX_RING drain_ms $RX_DRAIN_MS"
 }
 
 begin_block() {
@@ -185,9 +199,18 @@ begin_block() {
 	out "== end"
 }
 
-# run_demand: RX ring + streaming reader + monitor for $secs, then the
-# final counters.
-run_demand() {
+# final_block: the counters at the end of the demand, to subtract from
+# begin_block's.
+final_block() {
+	out "== final"
+	cat /proc/vmstat >"$RESULT"
+	cpu_line >"$RESULT"
+	out "== end"
+}
+
+# run_rx: RX ring + streaming reader + monitor for $secs, then the final
+# counters.
+run_rx() {
 	insmod "$MOD/rxring.ko" order=$RX_ORDER sg="$sg" rate=$RX_RATE ring=$RX_RING \
 		drain_ms=$RX_DRAIN_MS duration_ms=$((secs * 1000))
 	rm -f /tmp/bench.stop
@@ -206,10 +229,7 @@ run_demand() {
 	touch /tmp/bench.stop
 	wait "$mon" || true
 
-	out "== final"
-	cat /proc/vmstat >"$RESULT"
-	cpu_line >"$RESULT"
-	out "== end"
+	final_block
 	sed 's/^/rxring: /' "$DBG/stats" | grep -v ' lat_log2_[0-9]* 0$' >"$RESULT"
 	cat /tmp/stream.out >"$RESULT"
 	cat /tmp/stream.out
@@ -217,6 +237,74 @@ run_demand() {
 		kill "$holder" 2>/dev/null || true
 	fi
 	rmmod rxring
+	out "bench: done"
+}
+
+# hist_start: two hist triggers on kmem:mm_page_alloc, every allocation of
+# order > 0 by order and gfp mask: all of them, and the failed ones (the
+# event records pfn -1 when no page was found). No patch is needed, so the
+# stock kernel is counted the same way.
+HIST_EVENT=/sys/kernel/tracing/events/kmem/mm_page_alloc
+hist_start() {
+	[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing
+	# Append: opening the file with O_TRUNC removes every trigger.
+	echo 'hist:keys=order,gfp_flags:vals=hitcount:size=512 if order > 0' >>"$HIST_EVENT/trigger"
+	echo 'hist:keys=order,gfp_flags:vals=hitcount:size=512 if order > 0 && pfn == 0xffffffffffffffff' \
+		>>"$HIST_EVENT/trigger"
+}
+
+# hist_report: both histograms, then the triggers removed (O_TRUNC).
+hist_report() {
+	out "== hist"
+	cat "$HIST_EVENT/hist" >"$RESULT"
+	out "== end"
+	: >"$HIST_EVENT/trigger"
+}
+
+# iperf3_listening: the iperf3 server's port (5201) is in LISTEN on loopback.
+iperf3_listening() {
+	grep -q ':1451 00000000:0000 0A' /proc/net/tcp
+}
+
+# run_tcp: iperf3 over loopback TCP (client and server in the guest, default
+# 128 KiB writes) + streaming reader + monitor for $secs, then the final
+# counters, the allocation histograms and iperf3's JSON (one summary, -i 0).
+run_tcp() {
+	ifconfig lo 127.0.0.1 up
+	rm -f /tmp/bench.stop
+	monitor &
+	mon=$!
+	"$BIN/streamread" -d "$DISK" -o 1024 -t $((secs + 60)) >/tmp/stream.out 2>&1 &
+	reader=$!
+	"$IPERF3" -s -1 -B 127.0.0.1 >/tmp/iperf3-server.out 2>&1 &
+	server=$!
+	i=0
+	while ! iperf3_listening && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	hist_start
+	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
+	tcp_rc=0
+	"$IPERF3" -c 127.0.0.1 -t "$secs" -i 0 -J >/tmp/iperf3.json 2>/tmp/iperf3.err || tcp_rc=$?
+	out "bench: stop $(cut -d' ' -f1 /proc/uptime)"
+	final_block
+	hist_report
+	kill "$reader"
+	wait "$reader" || true
+	touch /tmp/bench.stop
+	wait "$mon" || true
+	wait "$server" || true
+	out "== iperf3"
+	cat /tmp/iperf3.json >"$RESULT"
+	out "== end"
+	out "bench: tcp_rc $tcp_rc"
+	[ "$tcp_rc" = 0 ] || sed 's/^/bench: iperf3 stderr: /' /tmp/iperf3.err >"$RESULT"
+	cat /tmp/stream.out >"$RESULT"
+	if [ -n "$holder" ]; then
+		kill "$holder" 2>/dev/null || true
+	fi
+	[ "$tcp_rc" = 0 ] || exit 1
 	out "bench: done"
 }
 
@@ -247,7 +335,14 @@ main() {
 	report_knobs
 	sleep "$settle"
 	out "bench: settled $settle"
-	run_demand
+	case $demand in
+	rx) run_rx ;;
+	tcp) run_tcp ;;
+	*)
+		out "bench: error unknown demand '$demand'"
+		exit 1
+		;;
+	esac
 }
 
 main "$@"
