@@ -6,13 +6,17 @@
 #                      (bench/README.md)
 #   make bench         the paired benchmark, full: 10 states, every configuration,
 #                      the stock-knob frontier
+#   make run-tcp       the paired benchmark with the kernel's own order-3 user:
+#                      iperf3 over loopback TCP (page-frag refills), 6 states
+#   make run-net       the same user on the RX side: the host's iperf3 into the
+#                      guest through virtio-net, 4 states, one guest at a time
 #   make job RUN_JOB=x boot the patched kernel with one guest job
 # See README.md. All output goes to build/ (git-ignored).
 
 S := scripts
 RUN_JOB ?= status
 
-.PHONY: check check-debug check-series run bench job deps tree export-patches kernel-patched \
+.PHONY: check check-debug check-series run run-tcp run-net bench job deps tree export-patches kernel-patched \
 	kernel-baseline kernel-debug initramfs-patched initramfs-baseline \
 	initramfs-debug boot-patched clean clean-states distclean
 
@@ -29,6 +33,12 @@ check-series: tree kernel-patched initramfs-patched
 
 run: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
 	@bench/run.sh -s run -n 3
+
+run-tcp: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
+	@bench/run.sh -s tcp -n 6
+
+run-net: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
+	@bench/run.sh -s net -n 4 -j 1
 
 bench: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline
 	@bench/run.sh -s bench -n 10 -F

@@ -124,7 +124,7 @@ def iperf3_summary(text):
         out["tcp_retransmits"] = sent["retransmits"]
     cpu = end.get("cpu_utilization_percent", {})
     if "host_total" in cpu:
-        out["tcp_client_cpu_pct"] = cpu["host_total"]
+        out["iperf3_cpu_pct"] = cpu["host_total"]
     return out
 
 
@@ -139,6 +139,7 @@ def parse_run(path):
     snap = None
     lab_end = None
     blockbuf = {"hist": [], "iperf3": []}
+    net = {"begin": {}, "final": {}}
 
     with open(path, errors="replace") as f:
         for raw in f:
@@ -170,6 +171,10 @@ def parse_run(path):
                 summary["frag_free"] = int(m.group(2))
                 summary["frag_high"] = int(m.group(5))
                 summary["frag_free_ge3"] = int(m.group(6))
+                continue
+            m = re.match(r"net: (begin_)?(\w+) (-?\d+)$", s)
+            if m:
+                net["begin" if m.group(1) else "final"][m.group(2)] = int(m.group(3))
                 continue
             if s.startswith("rxring: "):
                 parts = s.split()
@@ -240,6 +245,9 @@ def parse_run(path):
         if summary["frag3_attempts"]:
             summary["frag3_fail_pct"] = (100.0 * summary["frag3_fail"]
                                          / summary["frag3_attempts"])
+    for k, v in net["final"].items():
+        if k in net["begin"] and v >= 0:
+            summary["net_" + k] = v - net["begin"][k]
     if blockbuf["iperf3"]:
         summary.update(iperf3_summary("\n".join(blockbuf["iperf3"])))
     b, e = blocks["begin"], blocks["final"]

@@ -7,8 +7,10 @@
 #   -s SET       bench/sets/SET lists the configurations (default: run); a
 #                line demand=NAME there sets the set's demand
 #   -d DEMAND    what makes the high-order demand (guest/jobs/bench.sh):
-#                rx (default: the RX ring, module/rxring.ko) or tcp (iperf3
-#                over loopback TCP: the kernel's page-frag refills)
+#                rx (default: the RX ring, module/rxring.ko), tcp (iperf3
+#                over loopback TCP: the kernel's page-frag refills) or net
+#                (the host's iperf3 client into the guest through virtio-net:
+#                its RX buffer refills; host timing enters, no exact replay)
 #   -n STATES    saved states per kernel (default 3): the first seeds (1, 2,
 #                ...) whose fragmenter reached its target
 #   -t SECS      length of the RX-ring run in the guest (default 30)
@@ -86,8 +88,8 @@ mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfi
 [ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
 demand=${demand:-rx}
 case $demand in
-rx | tcp) ;;
-*) die "unknown demand '$demand' (rx or tcp)" ;;
+rx | tcp | net) ;;
+*) die "unknown demand '$demand' (rx, tcp or net)" ;;
 esac
 
 # conf_get NAME KEY [DEFAULT]: KEY=value from bench/configs/NAME.conf.
@@ -98,11 +100,40 @@ conf_get() {
 	echo "${v:-${3:-}}"
 }
 
-# qemu_args: what every save and restore adds to scripts/boot.sh's command
-# line; a restore must match its save.
+# qemu_args [PORT]: what every save and restore adds to scripts/boot.sh's
+# command line; a restore must match its save. The virtio-net interface is
+# in every guest (down unless demand=net brings it up); QEMU's user
+# networking with restrict=on lets the guest reach nothing, and a restore
+# given PORT forwards the host's 127.0.0.1:PORT to the guest's iperf3
+# server (port 5201), the only way in.
 qemu_args() {
 	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
-		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on"
+		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on" \
+		-netdev "user,id=net0,restrict=on${1:+,hostfwd=tcp:127.0.0.1:$1-:5201}" \
+		-device virtio-net-pci,netdev=net0
+}
+
+# free_port: a TCP port nothing on the host's 127.0.0.1 listens on.
+free_port() {
+	"$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# net_client RESULT PORT OUT: demand=net's client. Waits (up to 15 min of
+# host time) for the guest's "bench: net-ready", then runs the host's iperf3
+# against 127.0.0.1:PORT for $secs seconds, its JSON into OUT; retries the
+# connection a few times while the forwarded port comes up.
+net_client() {
+	local i=0
+	while ! grep -q 'bench: net-ready' "$1" 2>/dev/null; do
+		[ "$i" -lt 900 ] || return 1
+		sleep 1
+		i=$((i + 1))
+	done
+	for i in 1 2 3 4 5; do
+		timeout $((secs + 120)) iperf3 -c 127.0.0.1 -p "$2" -t "$secs" -J >"$3" 2>&1 && return 0
+		sleep 2
+	done
+	return 1
 }
 
 # boot_append VARIANT FRAG SEED: the kernel command line of a save.
@@ -115,7 +146,7 @@ boot_append() {
 # state_key VARIANT: what a saved state depends on, hashed.
 state_key() {
 	{
-		echo "$1 $MEM $ICOUNT"
+		echo "$1 $MEM $ICOUNT virtio-net"
 		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
 	} | sha256sum | cut -c1-12
 }
@@ -224,7 +255,14 @@ restore_run() {
 	run=bench-$runid-$name-$seed
 	go_mem "$tmpdir/$run.mem"
 	local -a extra
-	mapfile -t extra < <(qemu_args; go_args "$tmpdir/$run.mem")
+	local port="" client=""
+	[ "$demand" != net ] || port=$(free_port)
+	mapfile -t extra < <(qemu_args "$port"; go_args "$tmpdir/$run.mem")
+	rm -f "$LOGS/$run.result"
+	if [ -n "$port" ]; then
+		net_client "$LOGS/$run.result" "$port" "$outdir/$name.$seed.client.json" &
+		client=$!
+	fi
 	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
 		--timeout $((secs * 10 + settle * 10 + 600)) --name "$run" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
@@ -236,6 +274,10 @@ restore_run() {
 		--go-file "$tmpdir/$run.mem" \
 		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) demand=$demand sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
 	wait "$qemu" || rc=$?
+	if [ -n "$client" ]; then
+		kill "$client" 2>/dev/null || true
+		wait "$client" 2>/dev/null || true
+	fi
 	cat "$stem.result" "$LOGS/$run.result" >"$outdir/$name.$seed.result" 2>/dev/null || true
 	cp "$LOGS/$run.console.log" "$outdir/$name.$seed.console.log" 2>/dev/null || true
 	rm -f "$tmpdir/$run.mem"

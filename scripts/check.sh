@@ -211,7 +211,7 @@ bench_tcp() {
 	for r in "$ctl" "$hoad"; do
 		v=$(result_value "$r" tcp_mbit_s)
 		if [ "$(result_value "$r" "done")" = 1 ] && awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }'; then
-			echo "PASS: tcp scenario ${r##*/}: iperf3 over loopback ran, $v Mbit/s (guest time)"
+			echo "PASS: tcp scenario ${r##*/}: iperf3 over loopback ran, ${v%.*} Mbit/s (guest time)"
 		else
 			echo "FAIL: tcp scenario ${r##*/}: not finished or no throughput ('$v'); logs: build/results/check-tcp"
 		fi

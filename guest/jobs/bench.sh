@@ -15,6 +15,12 @@
 #                   skb_page_frag_refill()'s order-3 page frags (no direct
 #                   reclaim, order-0 fallback); counted by hist triggers on
 #                   kmem:mm_page_alloc, the same on stock and patched kernels
+#      or (demand=net) the same from outside: the host's iperf3 client sends
+#        through QEMU user networking (hostfwd on the host's 127.0.0.1) to
+#        an iperf3 server in the guest, so virtio-net's NAPI refills its
+#        mergeable RX buffers (GFP_ATOMIC page frags) from softirq: the
+#        real RX ring rxring.ko stands for. The host's timing enters here:
+#        these runs do not replay exactly.
 #      and
 #        streamread streams a file through the page cache (/mnt/big on the
 #                   ext2 disk: movable page cache; see pick_disk)
@@ -79,7 +85,8 @@ apply_sysctls() {
 report_knobs() {
 	for k in vm.min_free_kbytes vm.watermark_scale_factor vm.watermark_boost_factor \
 		vm.compaction_proactiveness vm.extfrag_threshold \
-		vm.watermark_ladder_order vm.watermark_ladder_reserve_kbytes; do
+		vm.watermark_ladder_order vm.watermark_ladder_reserve_kbytes \
+		net.core.high_order_alloc_disable; do
 		v=$(sysctl -n "$k" 2>/dev/null || echo absent)
 		out "bench: sysctl $k $v"
 	done
@@ -168,7 +175,7 @@ go_field() {
 # and saves the whole guest (bench/state.py) once "bench: state-ready" is
 # out, then restores it once per configuration, writing into that memory,
 # before the guest runs again, a line
-#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 demand=rx|tcp sysctl=K=V,K=V
+#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 demand=rx|tcp|net sysctl=K=V,K=V
 # Sets cfg, nudge, sysctls, secs, settle, sg, demand.
 wait_for_go() {
 	line=$("$BIN/waitgo")
@@ -308,6 +315,86 @@ run_tcp() {
 	out "bench: done"
 }
 
+# net_dev: the first network interface that is not loopback.
+net_dev() {
+	for d in /sys/class/net/*; do
+		[ "${d##*/}" = lo ] || {
+			echo "${d##*/}"
+			return
+		}
+	done
+}
+
+# net_counters DEV: the interface's RX statistics and the kernel's drops.
+net_counters() {
+	for k in rx_packets rx_bytes rx_dropped rx_errors rx_missed_errors rx_fifo_errors; do
+		echo "net: $k $(cat "/sys/class/net/$1/statistics/$k" 2>/dev/null || echo -1)"
+	done
+}
+
+# run_net: an iperf3 server in the guest on the virtio-net interface (QEMU
+# user networking: the guest is 10.0.2.15); "bench: net-ready" tells
+# bench/run.sh to start the host's client, which sends for $secs seconds
+# of host time; the server (-1) ends with that one test. Then as run_tcp.
+# Waits at most 600 s of guest time for the client.
+run_net() {
+	dev=$(net_dev)
+	if [ -z "$dev" ]; then
+		out "bench: error no network interface (bench/run.sh adds virtio-net)"
+		exit 1
+	fi
+	ifconfig lo 127.0.0.1 up
+	ifconfig "$dev" 10.0.2.15 netmask 255.255.255.0 up
+	rm -f /tmp/bench.stop
+	monitor &
+	mon=$!
+	"$BIN/streamread" -d "$DISK" -o 1024 -t 900 >/tmp/stream.out 2>&1 &
+	reader=$!
+	"$IPERF3" -s -1 -J >/tmp/iperf3.json 2>/tmp/iperf3.err &
+	server=$!
+	i=0
+	while ! iperf3_listening && [ "$i" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	net_counters "$dev" | sed 's/^net: /net: begin_/' >"$RESULT"
+	hist_start
+	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
+	out "bench: net-ready"
+	i=0
+	while kill -0 "$server" 2>/dev/null && [ "$i" -lt 600 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	tcp_rc=0
+	if kill -0 "$server" 2>/dev/null; then
+		kill "$server"
+		tcp_rc=124
+	fi
+	srv_rc=0
+	wait "$server" || srv_rc=$?
+	[ "$tcp_rc" != 0 ] || tcp_rc=$srv_rc
+	out "bench: stop $(cut -d' ' -f1 /proc/uptime)"
+	final_block
+	hist_report
+	net_counters "$dev" >"$RESULT"
+	kill "$reader"
+	wait "$reader" || true
+	touch /tmp/bench.stop
+	wait "$mon" || true
+	out "== iperf3"
+	cat /tmp/iperf3.json >"$RESULT"
+	out "== end"
+	out "bench: tcp_rc $tcp_rc"
+	[ "$tcp_rc" = 0 ] || sed 's/^/bench: iperf3 stderr: /' /tmp/iperf3.err >"$RESULT"
+	cat /tmp/stream.out >"$RESULT"
+	if [ -n "$holder" ]; then
+		kill "$holder" 2>/dev/null || true
+	fi
+	[ "$tcp_rc" = 0 ] || exit 1
+	out "bench: done"
+}
+
 main() {
 	frag=$(cmdline_arg lab.frag 1)
 	seed=$(cmdline_arg lab.seed 0)
@@ -338,6 +425,7 @@ main() {
 	case $demand in
 	rx) run_rx ;;
 	tcp) run_tcp ;;
+	net) run_net ;;
 	*)
 		out "bench: error unknown demand '$demand'"
 		exit 1
