@@ -254,6 +254,9 @@ def parse_run(path):
     for k in VMSTAT_DELTAS:
         if k in b and k in e:
             summary[k] = e[k] - b[k]
+    # A level, not a delta: MIGRATE_HIGHATOMIC pageblocks at the end.
+    if "highatomic_blocks" in e:
+        summary["highatomic_blocks"] = e["highatomic_blocks"]
     for t in ("kswapd0", "kcompactd0"):
         if t in cpu["begin"] and t in cpu["final"]:
             summary[t + "_cpu_s"] = (cpu["final"][t] - cpu["begin"][t]) / USER_HZ

@@ -50,7 +50,7 @@ block() {
 	echo '```'
 	[ -f "$dst/fastpath.tsv" ] && { echo; echo '```'; cat "$dst/fastpath.tsv"; echo '```'; }
 	echo
-	echo "![frames lost against each cost]($rel/frontier.png)"
+	echo "![the main failure count against each cost]($rel/frontier.png)"
 	[ -f "$dst/free-ge3.png" ] && echo "![free blocks >= order 3 over one run]($rel/free-ge3.png)"
 	echo "<!-- results $name end -->"
 }

@@ -76,6 +76,7 @@ TCP_METRICS = [
     ("tcp_retransmits", "TCP retransmits", 1.0),
     ("iperf3_cpu_pct", "guest iperf3 CPU % (tcp: the sender, net: the receiver)", 0.0),
     ("net_rx_dropped", "virtio-net RX packets dropped (net)", 1.0),
+    ("highatomic_blocks", "HighAtomic pageblocks at the end", 1.0),
     ("other3_fail", "other order-3 failures (slab's tries)", 1.0),
 ] + [m for m in METRICS if m[0] in (
     "daemons_cpu_s", "kswapd0_cpu_s", "kcompactd0_cpu_s", "workingset_refault_file",
@@ -437,7 +438,7 @@ def frontier(outdir, runs, configs, summ):
             if best:
                 _, lost_r = compare(runs, lad, best, MAIN, METRIC_ADD[MAIN])
                 _, cost_r = compare(runs, lad, best, m, METRIC_ADD[m])
-                verdict = {"lower": f"ladder {MAIN_VERB} less",
+                verdict = {"lower": f"{lad} {MAIN_VERB} less",
                            "higher": f"stock {MAIN_VERB} less"}.get(lost_r["verdict"],
                                                                     "not distinguishable")
                 verdict += (f"; vs {best}: {MAIN_WORD} {fmt_ratio(lost_r)}, {lab} "

@@ -199,11 +199,29 @@ header() {
 		out "bench: rxring order $RX_ORDER sg $sg rate $RX_RATE ring $RX_RING drain_ms $RX_DRAIN_MS"
 }
 
+# highatomic_blocks: pageblocks reserved as MIGRATE_HIGHATOMIC, all zones
+# (/proc/pagetypeinfo's block counts, the column headed HighAtomic).
+highatomic_blocks() {
+	awk '/^Number of blocks type/ { for (i = 5; i <= NF; i++) if ($i == "HighAtomic") c = i; on = 1; next }
+		on && /^Node/ && c { n += $c } END { print n + 0 }' /proc/pagetypeinfo
+}
+
 begin_block() {
 	out "== begin"
 	cat /proc/vmstat >"$RESULT"
+	out "highatomic_blocks $(highatomic_blocks)"
 	cpu_line >"$RESULT"
 	out "== end"
+}
+
+# stop_load: the streaming reader and the monitor stopped, in that order,
+# before the final counters: the monitor writes to the same channel, and a
+# snapshot in the middle of the final block would cut it.
+stop_load() {
+	kill "$reader"
+	wait "$reader" || true
+	touch /tmp/bench.stop
+	wait "$mon" || true
 }
 
 # final_block: the counters at the end of the demand, to subtract from
@@ -211,6 +229,7 @@ begin_block() {
 final_block() {
 	out "== final"
 	cat /proc/vmstat >"$RESULT"
+	out "highatomic_blocks $(highatomic_blocks)"
 	cpu_line >"$RESULT"
 	out "== end"
 }
@@ -231,11 +250,7 @@ run_rx() {
 		sleep 1
 	done
 	out "bench: stop $(cut -d' ' -f1 /proc/uptime)"
-	kill "$reader"
-	wait "$reader" || true
-	touch /tmp/bench.stop
-	wait "$mon" || true
-
+	stop_load
 	final_block
 	sed 's/^/rxring: /' "$DBG/stats" | grep -v ' lat_log2_[0-9]* 0$' >"$RESULT"
 	cat /tmp/stream.out >"$RESULT"
@@ -295,12 +310,9 @@ run_tcp() {
 	tcp_rc=0
 	"$IPERF3" -c 127.0.0.1 -t "$secs" -i 0 -J >/tmp/iperf3.json 2>/tmp/iperf3.err || tcp_rc=$?
 	out "bench: stop $(cut -d' ' -f1 /proc/uptime)"
+	stop_load
 	final_block
 	hist_report
-	kill "$reader"
-	wait "$reader" || true
-	touch /tmp/bench.stop
-	wait "$mon" || true
 	wait "$server" || true
 	out "== iperf3"
 	cat /tmp/iperf3.json >"$RESULT"
@@ -375,13 +387,10 @@ run_net() {
 	wait "$server" || srv_rc=$?
 	[ "$tcp_rc" != 0 ] || tcp_rc=$srv_rc
 	out "bench: stop $(cut -d' ' -f1 /proc/uptime)"
+	stop_load
 	final_block
 	hist_report
 	net_counters "$dev" >"$RESULT"
-	kill "$reader"
-	wait "$reader" || true
-	touch /tmp/bench.stop
-	wait "$mon" || true
 	out "== iperf3"
 	cat /tmp/iperf3.json >"$RESULT"
 	out "== end"
