@@ -25,7 +25,7 @@ USER_HZ = 100
 FRAG_ORDER = 3
 
 # gfp bits of 6.12 (include/linux/gfp_types.h, the enum of ___GFP_*_BIT;
-# tests/gfp-bits.sh checks them against the tree). Bits below
+# bench/selftest.sh checks them against the tree). Bits below
 # ___GFP_ZEROTAGS do not depend on the configuration.
 GFP_DIRECT_RECLAIM = 1 << 10
 GFP_KSWAPD_RECLAIM = 1 << 11
@@ -69,8 +69,11 @@ def is_frag_refill(order, gfp):
     """An order-3 page-frag refill: skb_page_frag_refill() (TCP sends,
     virtio-net RX buffers) and page_frag_cache_refill() both ask with
     __GFP_COMP | __GFP_NORETRY and without direct reclaim, keeping the
-    caller's kswapd wakeup; slab's opportunistic high-order tries (the
-    other order-3 users seen here) drop both reclaim bits."""
+    caller's kswapd wakeup. Slab's opportunistic high-order tries drop
+    both reclaim bits when the caller could reclaim (GFP_KERNEL: told
+    apart), but keep a GFP_ATOMIC caller's mask, which then looks like
+    virtio-net's refill: in demand=net the hoad row (no order-3 page frag
+    asked for) shows how many such slab tries there are."""
     want = GFP_COMP | GFP_NORETRY | GFP_KSWAPD_RECLAIM
     return order == 3 and gfp & want == want and not gfp & GFP_DIRECT_RECLAIM
 
@@ -84,11 +87,12 @@ def hist_summary(lines):
     pfn counts failures, the other every attempt."""
     out = {"frag3_attempts": 0, "frag3_fail": 0, "other3_attempts": 0,
            "other3_fail": 0, "order9_attempts": 0, "order9_fail": 0,
-           "hist_dropped": 0}
+           "hist_dropped": 0, "hist_triggers": 0}
     which = None
     for s in lines:
         if s.startswith("# trigger info:"):
             which = "fail" if "pfn ==" in s else "attempts"
+            out["hist_triggers"] += 1
             continue
         m = re.match(r"\s*Dropped:\s*(\d+)", s)
         if m:

@@ -91,6 +91,12 @@ case $demand in
 rx | tcp | net) ;;
 *) die "unknown demand '$demand' (rx, tcp or net)" ;;
 esac
+# demand=net's client runs in host time: a second guest would share the
+# host with it (and could take the port free_port found).
+if [ "$demand" = net ] && [ "$jobs" != 1 ]; then
+	say "demand=net: one guest at a time (-j 1), not $jobs"
+	jobs=1
+fi
 
 # conf_get NAME KEY [DEFAULT]: KEY=value from bench/configs/NAME.conf.
 conf_get() {
@@ -102,7 +108,9 @@ conf_get() {
 
 # qemu_args [PORT]: what every save and restore adds to scripts/boot.sh's
 # command line; a restore must match its save. The virtio-net interface is
-# in every guest (down unless demand=net brings it up); QEMU's user
+# in every guest (down unless demand=net brings it up), without an option
+# ROM (the ROM file is migrated, and an ipxe-qemu update would break every
+# saved state); QEMU's user
 # networking with restrict=on lets the guest reach nothing, and a restore
 # given PORT forwards the host's 127.0.0.1:PORT to the guest's iperf3
 # server (port 5201), the only way in.
@@ -110,7 +118,7 @@ qemu_args() {
 	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
 		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on" \
 		-netdev "user,id=net0,restrict=on${1:+,hostfwd=tcp:127.0.0.1:$1-:5201}" \
-		-device virtio-net-pci,netdev=net0
+		-device virtio-net-pci,netdev=net0,romfile=
 }
 
 # free_port: a TCP port nothing on the host's 127.0.0.1 listens on.
@@ -129,8 +137,12 @@ net_client() {
 		sleep 1
 		i=$((i + 1))
 	done
+	local child=""
+	trap '[ -z "$child" ] || kill "$child" 2>/dev/null; exit 1' TERM
 	for i in 1 2 3 4 5; do
-		timeout $((secs + 120)) iperf3 -c 127.0.0.1 -p "$2" -t "$secs" -J >"$3" 2>&1 && return 0
+		timeout $((secs + 120)) iperf3 -c 127.0.0.1 -p "$2" -t "$secs" -J >"$3" 2>&1 &
+		child=$!
+		wait "$child" && return 0
 		sleep 2
 	done
 	return 1
@@ -146,7 +158,8 @@ boot_append() {
 # state_key VARIANT: what a saved state depends on, hashed.
 state_key() {
 	{
-		echo "$1 $MEM $ICOUNT virtio-net"
+		echo "$1 $MEM"
+		qemu_args
 		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
 	} | sha256sum | cut -c1-12
 }

@@ -56,6 +56,12 @@ qemu_cmd() {
 		;;
 	esac
 	[ -n "$disk" ] && printf '%s\n' -drive "file=$disk,format=raw,if=virtio"
+	# No default NIC (an e1000 on unrestricted user networking): a guest
+	# has a network only when the caller gives one (bench/run.sh does).
+	case " ${qemu_extra[*]} " in
+	*" -netdev "*) ;;
+	*) printf '%s\n' -nic none ;;
+	esac
 	[ ${#qemu_extra[@]} -gt 0 ] && printf '%s\n' "${qemu_extra[@]}"
 	return 0
 }

@@ -45,7 +45,7 @@ run_step() {
 # result_value FILE KEY: one value of a bench result, read by the benchmark's
 # own parser (bench/parse.py), so result lines have one parser.
 result_value() {
-	"$PYTHON" "$LAB_ROOT/bench/parse.py" --get "$2" "$1" 2>/dev/null || true
+	"$PYTHON" "$LAB_ROOT/bench/parse.py" --get "$2" "$1" 2>>"$LOGS/check-parse.err" || true
 }
 
 # finish: the closing line; exit status 1 on any failure.
@@ -199,7 +199,8 @@ bench_paired() {
 # "check-tcp": iperf3 over loopback TCP, 5 s) from the same saved state,
 # with the control and with the admin's net.core.high_order_alloc_disable=1.
 # Pass rules: iperf3 moved data; the control's page-frag refills were
-# counted at order 3 by the hist triggers, with no entry dropped; with the
+# counted at order 3 by the hist triggers (both installed: all and
+# failed), with no entry dropped; with the
 # knob set, the network asked for no order-3 page frag (the counting tells
 # the two apart, and the knob reaches the restored guest).
 bench_tcp() {
@@ -217,10 +218,11 @@ bench_tcp() {
 		fi
 	done
 	v=$(result_value "$ctl" frag3_attempts)
-	if [ "${v:-0}" -gt 0 ] 2>/dev/null && [ "$(result_value "$ctl" hist_dropped)" = 0 ]; then
+	if [ "${v:-0}" -gt 0 ] 2>/dev/null && [ "$(result_value "$ctl" hist_dropped)" = 0 ] &&
+		[ "$(result_value "$ctl" hist_triggers)" = 2 ]; then
 		echo "PASS: tcp scenario: $v order-3 page-frag refills counted ($(result_value "$ctl" frag3_fail) failed), none dropped"
 	else
-		echo "FAIL: tcp scenario: page-frag refills counted '$v', dropped '$(result_value "$ctl" hist_dropped)'"
+		echo "FAIL: tcp scenario: page-frag refills counted '$v', dropped '$(result_value "$ctl" hist_dropped)', hist triggers '$(result_value "$ctl" hist_triggers)' (want 2)"
 	fi
 	v=$(result_value "$hoad" frag3_attempts)
 	if [ "$v" = 0 ] && [ "$(result_value "$hoad" "sysctl net.core.high_order_alloc_disable")" = 1 ]; then

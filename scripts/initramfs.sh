@@ -38,16 +38,18 @@ gen_init_cpio() {
 	echo "$tool"
 }
 
-# host_program NAME: gen_init_cpio lines for Debian's NAME, the shared
-# libraries `ldd` lists and the loader, each at its Debian path (the file
-# itself, symlinks resolved), with the directories they need.
+# host_program NAME: gen_init_cpio lines for Debian's NAME at /usr/bin/NAME
+# (where the guest jobs look), the shared libraries `ldd` lists and the
+# loader at their Debian paths (the files themselves, symlinks resolved),
+# with the directories they need.
 host_program() {
 	local bin path d
 	bin=$(command -v "$1") || die "$1 missing (apt-get install $1)"
-	{
-		echo "$bin"
-		ldd "$bin" | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p'
-	} | sort -u | while read -r path; do
+	echo "dir /usr 0755 0 0"
+	echo "dir /usr/bin 0755 0 0"
+	echo "file /usr/bin/$1 $(readlink -f "$bin") 0755 0 0"
+	ldd "$bin" | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' | sort -u |
+	while read -r path; do
 		d=${path%/*}
 		while [ -n "$d" ]; do
 			echo "dir $d 0755 0 0"

@@ -34,7 +34,8 @@
 #                         as it is after boot)
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
 # "== snap" and "== end", "rxring: key value", "streamread: ..." lines;
-# demand=tcp: "== hist" (the trigger file) and "== iperf3" (its JSON) blocks.
+# demand=tcp and net: "== hist" (the hist file) and "== iperf3" (its JSON)
+# blocks; net also "net: [begin_]KEY N" (the interface's RX statistics).
 set -eu
 
 RESULT=${RESULT:-/dev/ttyS1}
@@ -200,16 +201,18 @@ header() {
 }
 
 # highatomic_blocks: pageblocks reserved as MIGRATE_HIGHATOMIC, all zones
-# (/proc/pagetypeinfo's block counts, the column headed HighAtomic).
+# (/proc/pagetypeinfo's block counts, the column headed HighAtomic; the
+# "mixed blocks" table that page_owner adds is not counted). Reading the
+# file walks every free list under zone->lock: only at the end of a run.
 highatomic_blocks() {
 	awk '/^Number of blocks type/ { for (i = 5; i <= NF; i++) if ($i == "HighAtomic") c = i; on = 1; next }
-		on && /^Node/ && c { n += $c } END { print n + 0 }' /proc/pagetypeinfo
+		!/^Node/ { on = 0 }
+		on && c { n += $c } END { print n + 0 }' /proc/pagetypeinfo
 }
 
 begin_block() {
 	out "== begin"
 	cat /proc/vmstat >"$RESULT"
-	out "highatomic_blocks $(highatomic_blocks)"
 	cpu_line >"$RESULT"
 	out "== end"
 }
@@ -283,9 +286,24 @@ hist_report() {
 	: >"$HIST_EVENT/trigger"
 }
 
-# iperf3_listening: the iperf3 server's port (5201) is in LISTEN on loopback.
+# iperf3_listening: the iperf3 server's port (5201) is in LISTEN.
 iperf3_listening() {
 	grep -q ':1451 00000000:0000 0A' /proc/net/tcp
+}
+
+# wait_listening PID: up to 10 s for the iperf3 server PID to listen; on
+# failure the server is killed and the run ends with an error line.
+wait_listening() {
+	i=0
+	while ! iperf3_listening; do
+		if [ "$i" -ge 100 ] || ! kill -0 "$1" 2>/dev/null; then
+			kill "$1" 2>/dev/null || true
+			out "bench: error the iperf3 server did not listen: $(cat /tmp/iperf3-server.out /tmp/iperf3.err 2>/dev/null | head -n 3)"
+			exit 1
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
 }
 
 # run_tcp: iperf3 over loopback TCP (client and server in the guest, default
@@ -300,11 +318,7 @@ run_tcp() {
 	reader=$!
 	"$IPERF3" -s -1 -B 127.0.0.1 >/tmp/iperf3-server.out 2>&1 &
 	server=$!
-	i=0
-	while ! iperf3_listening && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_listening "$server"
 	hist_start
 	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
 	tcp_rc=0
@@ -313,6 +327,8 @@ run_tcp() {
 	stop_load
 	final_block
 	hist_report
+	# A client that never reached the one-test server leaves it waiting.
+	[ "$tcp_rc" = 0 ] || kill "$server" 2>/dev/null || true
 	wait "$server" || true
 	out "== iperf3"
 	cat /tmp/iperf3.json >"$RESULT"
@@ -364,11 +380,7 @@ run_net() {
 	reader=$!
 	"$IPERF3" -s -1 -J >/tmp/iperf3.json 2>/tmp/iperf3.err &
 	server=$!
-	i=0
-	while ! iperf3_listening && [ "$i" -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_listening "$server"
 	net_counters "$dev" | sed 's/^net: /net: begin_/' >"$RESULT"
 	hist_start
 	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
