@@ -306,6 +306,23 @@ wait_listening() {
 	done
 }
 
+# iperf3_report: iperf3's JSON and exit status (tcp_rc), its errors, the
+# reader's line; the fragmenter's holder let go; a failed iperf3 fails the
+# run (no "bench: done").
+iperf3_report() {
+	out "== iperf3"
+	cat /tmp/iperf3.json >"$RESULT"
+	out "== end"
+	out "bench: tcp_rc $tcp_rc"
+	[ "$tcp_rc" = 0 ] || sed 's/^/bench: iperf3 stderr: /' /tmp/iperf3.err >"$RESULT"
+	cat /tmp/stream.out >"$RESULT"
+	if [ -n "$holder" ]; then
+		kill "$holder" 2>/dev/null || true
+	fi
+	[ "$tcp_rc" = 0 ] || exit 1
+	out "bench: done"
+}
+
 # run_tcp: iperf3 over loopback TCP (client and server in the guest, default
 # 128 KiB writes) + streaming reader + monitor for $secs, then the final
 # counters, the allocation histograms and iperf3's JSON (one summary, -i 0).
@@ -330,17 +347,7 @@ run_tcp() {
 	# A client that never reached the one-test server leaves it waiting.
 	[ "$tcp_rc" = 0 ] || kill "$server" 2>/dev/null || true
 	wait "$server" || true
-	out "== iperf3"
-	cat /tmp/iperf3.json >"$RESULT"
-	out "== end"
-	out "bench: tcp_rc $tcp_rc"
-	[ "$tcp_rc" = 0 ] || sed 's/^/bench: iperf3 stderr: /' /tmp/iperf3.err >"$RESULT"
-	cat /tmp/stream.out >"$RESULT"
-	if [ -n "$holder" ]; then
-		kill "$holder" 2>/dev/null || true
-	fi
-	[ "$tcp_rc" = 0 ] || exit 1
-	out "bench: done"
+	iperf3_report
 }
 
 # net_dev: the first network interface that is not loopback.
@@ -403,17 +410,7 @@ run_net() {
 	final_block
 	hist_report
 	net_counters "$dev" >"$RESULT"
-	out "== iperf3"
-	cat /tmp/iperf3.json >"$RESULT"
-	out "== end"
-	out "bench: tcp_rc $tcp_rc"
-	[ "$tcp_rc" = 0 ] || sed 's/^/bench: iperf3 stderr: /' /tmp/iperf3.err >"$RESULT"
-	cat /tmp/stream.out >"$RESULT"
-	if [ -n "$holder" ]; then
-		kill "$holder" 2>/dev/null || true
-	fi
-	[ "$tcp_rc" = 0 ] || exit 1
-	out "bench: done"
+	iperf3_report
 }
 
 main() {
