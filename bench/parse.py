@@ -169,7 +169,7 @@ def parse_run(path):
             if s.startswith("fragmenter: result"):
                 summary["fragment_ok"] = 1 if s.endswith(" ok") else 0
                 continue
-            m = re.match(r"fragmenter: after zone (\S+) free (\d+) min (\d+) low (\d+) "
+            m = re.match(r"(?:fragmenter|stressng): after zone (\S+) free (\d+) min (\d+) low (\d+) "
                          r"high (\d+) free_ge3 (\d+)", s)
             if m:
                 summary["frag_free"] = int(m.group(2))

@@ -3,7 +3,8 @@
 # run every configuration of that kernel from the same saved state.
 #
 # usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS]
-#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-o OUTDIR] [-F] [-a]
+#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-p VCPUS]
+#                     [-o OUTDIR] [-F] [-a]
 #   -s SET       bench/sets/SET lists the configurations (default: run); a
 #                line demand=NAME there sets the set's demand
 #   -d DEMAND    what makes the high-order demand (guest/jobs/bench.sh):
@@ -24,6 +25,10 @@
 #   -j JOBS      guests at once (default 2; guest time does not follow the
 #                host, so parallel guests do not change what they measure)
 #   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off)
+#   -m MiB       guest memory (default 1024; 4096 populates ZONE_NORMAL
+#                above 4 GiB beside DMA32: the scale runs of issue 18)
+#   -p VCPUS     guest vCPUs (default 1; with -icount QEMU runs them in
+#                turn on one host thread, so the runs still replay exactly)
 #   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
 #   -F           also the fast-path boots (allocbench, job bench-fastpath)
 #   -a           any state counts, target reached or not (check-debug's smoke run)
@@ -52,11 +57,11 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 
 set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0 any_state=0 demand=
 ICOUNT=shift=2,sleep=off
-MEM=1024
+MEM=1024 SMP=1
 CONTROL=ladder-off
-USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-o OUTDIR] [-F] [-a]"
+USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-p VCPUS] [-o OUTDIR] [-F] [-a]"
 
-while getopts "s:n:t:e:c:j:i:d:o:Fa" opt; do
+while getopts "s:n:t:e:c:j:i:d:m:p:o:Fa" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
 	n) nstates=$OPTARG ;;
@@ -66,13 +71,15 @@ while getopts "s:n:t:e:c:j:i:d:o:Fa" opt; do
 	j) jobs=$OPTARG ;;
 	i) ICOUNT=$OPTARG ;;
 	d) demand=$OPTARG ;;
+	m) MEM=$OPTARG ;;
+	p) SMP=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	F) fastpath=1 ;;
 	a) any_state=1 ;;
 	*) die "$USAGE" ;;
 	esac
 done
-for n in "$nstates" "$secs" "$settle" "$controls" "$jobs"; do
+for n in "$nstates" "$secs" "$settle" "$controls" "$jobs" "$MEM" "$SMP"; do
 	case $n in
 	'' | *[!0-9]*) die "'$n' is not a number ($USAGE)" ;;
 	esac
@@ -80,12 +87,20 @@ done
 if [ "$nstates" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$controls" -lt 1 ]; then
 	die "-n, -c and -j take 1 or more"
 fi
+if [ "$MEM" -lt 512 ] || [ "$MEM" -gt 8192 ] || [ "$SMP" -lt 1 ] || [ "$SMP" -gt 4 ]; then
+	die "-m takes 512..8192 (MiB), -p 1..4 (the guest config's NR_CPUS)"
+fi
 
 setfile=$BENCH/sets/$set_name
 [ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
 mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfile")
 [ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
 [ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
+set_frag=$(sed -n 's/^frag=\(.*\)/\1/p' "$setfile" | tail -n 1)
+case ${set_frag:-1} in
+1 | stressng) ;;
+*) die "set '$set_name': unknown frag=$set_frag (1: the lab's fragmenter, stressng: stress-ng)" ;;
+esac
 demand=${demand:-rx}
 case $demand in
 rx | tcp | net) ;;
@@ -98,6 +113,14 @@ if [ "$demand" = net ] && [ "$jobs" != 1 ]; then
 	jobs=1
 fi
 
+# conf_frag NAME: the fragmenter of configuration NAME: its frag= (default 1,
+# the lab's fragmenter), or the set's frag= line for those that name none.
+conf_frag() {
+	local f
+	f=$(conf_get "$1" frag)
+	echo "${f:-${set_frag:-1}}"
+}
+
 # conf_get NAME KEY [DEFAULT]: KEY=value from bench/configs/NAME.conf.
 conf_get() {
 	local f=$BENCH/configs/$1.conf v
@@ -106,8 +129,9 @@ conf_get() {
 	echo "${v:-${3:-}}"
 }
 
-# qemu_args [PORT]: what every save and restore adds to scripts/boot.sh's
-# command line; a restore must match its save. The virtio-net interface is
+# qemu_args FRAG [PORT]: what every save and restore adds to scripts/boot.sh's
+# command line; a restore must match its save. FRAG=stressng adds stress-ng's
+# disk (/dev/vdb, make_stressng_disk). The virtio-net interface is
 # in every guest (down unless demand=net brings it up), without an option
 # ROM (the ROM file is migrated, and an ipxe-qemu update would break every
 # saved state); QEMU's user
@@ -115,9 +139,12 @@ conf_get() {
 # given PORT forwards the host's 127.0.0.1:PORT to the guest's iperf3
 # server (port 5201), the only way in.
 qemu_args() {
+	local port=${2:-}
 	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
-		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on" \
-		-netdev "user,id=net0,restrict=on${1:+,hostfwd=tcp:127.0.0.1:$1-:5201}" \
+		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on"
+	[ "$1" != stressng ] ||
+		printf '%s\n' -drive "file=$(stressng_disk),format=raw,if=virtio,readonly=on"
+	printf '%s\n' -netdev "user,id=net0,restrict=on${port:+,hostfwd=tcp:127.0.0.1:$port-:5201}" \
 		-device virtio-net-pci,netdev=net0,romfile=
 }
 
@@ -158,8 +185,9 @@ boot_append() {
 # state_key VARIANT: what a saved state depends on, hashed.
 state_key() {
 	{
-		echo "$1 $MEM"
-		qemu_args
+		# "smp=N" only when N > 1: the 1-vCPU keys stay what they were.
+		echo "$1 $MEM$([ "$SMP" = 1 ] || echo " smp=$SMP")"
+		qemu_args ""
 		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
 	} | sha256sum | cut -c1-12
 }
@@ -173,6 +201,31 @@ make_disk() {
 	dir=$(mktemp -d)
 	truncate -s 2G "$dir/big"
 	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp" 3G
+	mv "$1.tmp" "$1"
+	rm -rf "$dir"
+}
+
+# stressng_disk: stress-ng's disk image, named by its Debian version (a
+# saved state is restored with the disk it was saved with; state_usable
+# checks the name the guest read from it).
+stressng_disk() {
+	echo "$STATES_DIR/../stress-ng-$(dpkg-query -W -f '${Version}' stress-ng).img"
+}
+
+# make_stressng_disk IMG: an ext2 image with Debian's stress-ng (bin/), the
+# libraries ldd names (lib/, found through LD_LIBRARY_PATH: the loader is
+# the initramfs's, iperf3's) and VERSION; the guest mounts it read-only.
+make_stressng_disk() {
+	local dir lib
+	command -v stress-ng >/dev/null || die "stress-ng missing: apt-get install stress-ng"
+	dir=$(mktemp -d)
+	mkdir -p "$dir/bin" "$dir/lib"
+	cp "$(command -v stress-ng)" "$dir/bin/"
+	for lib in $(ldd "$(command -v stress-ng)" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
+		cp -L "$lib" "$dir/lib/"
+	done
+	dpkg-query -W -f '${Package} ${Version}\n' stress-ng >"$dir/VERSION"
+	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp" 128M
 	mv "$1.tmp" "$1"
 	rm -rf "$dir"
 }
@@ -213,8 +266,8 @@ save_state() {
 	# No earlier run's result may tell state.py that this guest is ready.
 	rm -f "$sock" "$LOGS/$name.result" "$LOGS/$name.console.log"
 	local -a extra
-	mapfile -t extra < <(qemu_args; go_args "$stem.wait.mem")
-	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
+	mapfile -t extra < <(qemu_args "$frag"; go_args "$stem.wait.mem")
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" --smp "$SMP" \
 		--timeout 3600 --name "$name" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$sock,server=on,wait=off" >"$stem.boot.log" 2>&1 &
@@ -237,12 +290,21 @@ save_state() {
 }
 
 # state_usable VARIANT FRAG SEED: the state exists and its fragmenter reached
-# its target (or FRAG=0, or -a).
+# its target (or FRAG=0, or -a); FRAG=stressng: stress-ng was running at the
+# save, from the disk of the stress-ng installed now.
 state_usable() {
 	local stem
 	stem=$(state_dir "$1")/$2-$3
 	[ -f "$stem.state" ] || return 1
-	[ "$2" = 0 ] || [ "$any_state" = 1 ] || tr -d '\r' <"$stem.result" | grep -qx '  fragmenter: result ok'
+	case $2 in
+	0) return 0 ;;
+	stressng)
+		tr -d '\r' <"$stem.result" | grep -qx '  stressng: result running' &&
+			tr -d '\r' <"$stem.result" | grep -qxF "  stressng: image $(dpkg-query -W -f '${Package} ${Version}' stress-ng)"
+		return
+		;;
+	esac
+	[ "$any_state" = 1 ] || tr -d '\r' <"$stem.result" | grep -qx '  fragmenter: result ok'
 }
 
 # state_dir VARIANT: build/states/by-guest/VARIANT-<key> (keys hashed once).
@@ -261,7 +323,7 @@ state_dir() {
 restore_run() {
 	local cfg=$1 name=$2 seed=$3 nudge=$4 v frag dir stem run rc=0
 	v=$(conf_get "$cfg" variant)
-	frag=$(conf_get "$cfg" frag 1)
+	frag=$(conf_frag "$cfg")
 	dir=$(state_dir "$v")
 	stem=$dir/$frag-$seed
 	[ -f "$stem.state" ] || { echo "no state $stem.state" >"$outdir/$name.$seed.boot.log"; return 1; }
@@ -270,13 +332,13 @@ restore_run() {
 	local -a extra
 	local port="" client=""
 	[ "$demand" != net ] || port=$(free_port)
-	mapfile -t extra < <(qemu_args "$port"; go_args "$tmpdir/$run.mem")
+	mapfile -t extra < <(qemu_args "$frag" "$port"; go_args "$tmpdir/$run.mem")
 	rm -f "$LOGS/$run.result"
 	if [ -n "$port" ]; then
 		net_client "$LOGS/$run.result" "$port" "$outdir/$name.$seed.client.json" &
 		client=$!
 	fi
-	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" --smp "$SMP" \
 		--timeout $((secs * 10 + settle * 10 + 600)) --name "$run" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$tmpdir/$run.qmp,server=on,wait=off" \
@@ -345,6 +407,8 @@ write_manifest() {
 		echo "secs	$secs"
 		echo "settle	$settle"
 		echo "mem_mib	$MEM"
+		echo "vcpus	$SMP"
+		echo "frag	${set_frag:-1}"
 		echo "icount	$ICOUNT"
 		echo "rtc	clock=vm"
 		echo "jobs	$jobs"
@@ -379,6 +443,10 @@ main() {
 	tmpdir=$(mktemp -d)
 	trap 'rm -rf "$tmpdir"' EXIT
 	[ -e "$STATES_DIR/../disk-ext2.img" ] || make_disk "$STATES_DIR/../disk-ext2.img"
+	for cfg in "${configs[@]}"; do
+		[ "$(conf_frag "$cfg")" != stressng ] || [ -e "$(stressng_disk)" ] ||
+			make_stressng_disk "$(stressng_disk)"
+	done
 
 	variants=()
 	for cfg in "${configs[@]}"; do
@@ -397,7 +465,7 @@ main() {
 	# NSTATES seeds, whatever they reached), trying at most 3 x NSTATES.
 	local -A need=() seeds=()
 	for cfg in "${configs[@]}"; do
-		need["$(conf_get "$cfg" variant) $(conf_get "$cfg" frag 1)"]=1
+		need["$(conf_get "$cfg" variant) $(conf_frag "$cfg")"]=1
 	done
 	say "saving states: ${#need[@]} kind(s) x $nstates (saved ones are reused)"
 	local next good tried
@@ -449,7 +517,7 @@ main() {
 	local i
 	for i in $(seq 1 "$nstates"); do
 		for cfg in "${configs[@]}"; do
-			k="$(conf_get "$cfg" variant) $(conf_get "$cfg" frag 1)"
+			k="$(conf_get "$cfg" variant) $(conf_frag "$cfg")"
 			seed=$(awk -v i="$i" '{ print $i }' <<<"${seeds[$k]}")
 			spawn "$cfg seed $seed" restore_run "$cfg" "$cfg" "$seed" 0
 			if [ "$cfg" = "$CONTROL" ]; then

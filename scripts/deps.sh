@@ -34,6 +34,7 @@ gnuplot gnuplot-nox
 mke2fs e2fsprogs
 shellcheck shellcheck
 iperf3 iperf3
+stress-ng stress-ng
 pkg:libelf-dev libelf-dev
 pkg:libssl-dev libssl-dev
 pkg:python3-ply python3-ply

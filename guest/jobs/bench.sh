@@ -32,6 +32,8 @@
 #   lab.seed=N            the fragmenter's seed (0: its fixed pattern)
 #   lab.frag=0            skip the fragmenter (the control: same load, memory
 #                         as it is after boot)
+#   lab.frag=stressng     Debian's stress-ng instead of the lab's fragmenter
+#                         (fragment_stressng)
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
 # "== snap" and "== end", "rxring: key value", "streamread: ..." lines;
 # demand=tcp and net: "== hist" (the hist file) and "== iperf3" (its JSON)
@@ -144,10 +146,83 @@ monitor() {
 	done
 }
 
+# zone_state: the biggest zone's free pages, watermarks and free pages in
+# blocks of order >= 3, in the fragmenter's "after" format.
+zone_state() {
+	awk '/^Node/ { z = $4 }
+		z && $1 == "pages" && $2 == "free" { free[z] = $3 }
+		z && $1 == "min" { min[z] = $2 } z && $1 == "low" { low[z] = $2 }
+		z && $1 == "high" { high[z] = $2 }
+		z && $1 == "managed" { if ($2 > best) { best = $2; big = z } }
+		END { printf "zone %s free %d min %d low %d high %d", big, free[big], min[big], low[big], high[big] }' \
+		/proc/zoneinfo
+	z=$(awk '/^Node/ { z = $4 } z && $1 == "managed" && $2 > b { b = $2; big = z } END { print big }' /proc/zoneinfo)
+	awk -v z="$z" '$4 == z { n = 0; for (i = 5 + 3; i <= NF; i++) n += $i * 2 ^ (i - 5); printf " free_ge3 %d\n", n }' \
+		/proc/buddyinfo
+}
+
+# The independent fragmenter (frag=stressng, issue 18): Debian's stress-ng
+# from its own read-only disk (/dev/vdb, made by bench/run.sh), beside the
+# streaming reader, which fills memory with movable page cache meanwhile.
+# Its stressors hold kernel memory that stays put while in use (unix-socket
+# buffers, pipe pages, dentries) and churn anonymous memory. It is not
+# stopped for the save: it runs on through every restore (a busy machine,
+# not a prepared state) until stop_load. It has no target: the free blocks
+# of order >= 3 at the save are reported, whatever they are.
+STRESSNG_WARM=60
+STRESSNG_ARGS="--timeout 3600s --temp-path /tmp --sock 1 --sock-domain unix --pipe 1 --dentry 1 --vm 1 --vm-bytes 25% --vm-keep"
+
+# fragment_stressng SEED: start stress-ng (its --seed SEED), let it and the
+# reader run for STRESSNG_WARM seconds, report; sets sng.
+fragment_stressng() {
+	mkdir -p /mnt/sng
+	if ! mount -t ext2 -o ro /dev/vdb /mnt/sng 2>/dev/null || [ ! -x /mnt/sng/bin/stress-ng ]; then
+		echo "stressng: error no stress-ng disk at /dev/vdb (bench/run.sh adds it for frag=stressng)"
+		return 1
+	fi
+	echo "stressng: image $(cat /mnt/sng/VERSION)"
+	echo "stressng: args --seed $1 $STRESSNG_ARGS"
+	# shellcheck disable=SC2086 # STRESSNG_ARGS is a list of words
+	LD_LIBRARY_PATH=/mnt/sng/lib /mnt/sng/bin/stress-ng --seed "$1" $STRESSNG_ARGS \
+		>/tmp/stressng.out 2>&1 &
+	sng=$!
+	"$BIN/streamread" -d "$DISK" -o 0 -t "$STRESSNG_WARM" >/tmp/warm.out 2>&1 || true
+	sed 's/^/stressng: warm-up /' /tmp/warm.out
+	echo "stressng: after $(zone_state)"
+	if kill -0 "$sng" 2>/dev/null; then
+		echo "stressng: result running"
+		return 0
+	fi
+	echo "stressng: result exited: $(tail -n 3 /tmp/stressng.out | tr '\n' ' ')"
+	sng=""
+	return 1
+}
+
+# stop_stressng: stress-ng stopped (SIGTERM: it stops its stressors), its
+# last lines on the result channel.
+stop_stressng() {
+	[ -n "$sng" ] || return 0
+	kill "$sng" 2>/dev/null || true
+	wait "$sng" || true
+	tail -n 20 /tmp/stressng.out | sed 's/^/stressng: out /' >"$RESULT"
+	sng=""
+}
+
 # fragment FRAG SEED: put memory into the scenario's state (FRAG=0: leave it
-# as it is after boot, the control) and report how it went; sets holder.
+# as it is after boot, the control; FRAG=stressng: stress-ng, above) and
+# report how it went; sets holder.
 fragment() {
 	pick_disk
+	sng=""
+	if [ "$1" = stressng ]; then
+		frag_rc=0
+		fragment_stressng "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
+		cat /tmp/frag.out
+		sed 's/^/  /' /tmp/frag.out >"$RESULT"
+		out "bench: fragment_rc $frag_rc"
+		holder=""
+		return
+	fi
 	# The fragmenter wants one page of cache per read: no readahead while
 	# it opens the disk (a file takes the device's readahead at open).
 	ra=$(blockdev --getra /dev/vda)
@@ -225,6 +300,7 @@ stop_load() {
 	wait "$reader" || true
 	touch /tmp/bench.stop
 	wait "$mon" || true
+	stop_stressng
 }
 
 # final_block: the counters at the end of the demand, to subtract from
