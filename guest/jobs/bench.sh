@@ -157,8 +157,9 @@ zone_state() {
 		END { printf "zone %s free %d min %d low %d high %d", big, free[big], min[big], low[big], high[big] }' \
 		/proc/zoneinfo
 	z=$(awk '/^Node/ { z = $4 } z && $1 == "managed" && $2 > b { b = $2; big = z } END { print big }' /proc/zoneinfo)
-	awk -v z="$z" '$4 == z { n = 0; for (i = 5 + 3; i <= NF; i++) n += $i * 2 ^ (i - 5); printf " free_ge3 %d\n", n }' \
-		/proc/buddyinfo
+	# busybox awk has no ^: the block size doubles per order.
+	awk -v z="$z" '$4 == z { n = 0; p = 1; for (i = 5; i <= NF; i++) { if (i >= 8) n += $i * p; p *= 2 }
+		printf " free_ge3 %d\n", n }' /proc/buddyinfo
 }
 
 # The independent fragmenter (frag=stressng, issue 18): Debian's stress-ng
@@ -175,15 +176,15 @@ STRESSNG_ARGS="--timeout 3600s --temp-path /tmp --sock 1 --sock-domain unix --pi
 # fragment_stressng SEED: start stress-ng (its --seed SEED), let it and the
 # reader run for STRESSNG_WARM seconds, report; sets sng.
 fragment_stressng() {
-	mkdir -p /mnt/sng
-	if ! mount -t ext2 -o ro /dev/vdb /mnt/sng 2>/dev/null || [ ! -x /mnt/sng/bin/stress-ng ]; then
+	mkdir -p /sng
+	if ! mount -t ext2 -o ro /dev/vdb /sng 2>/dev/null || [ ! -x /sng/bin/stress-ng ]; then
 		echo "stressng: error no stress-ng disk at /dev/vdb (bench/run.sh adds it for frag=stressng)"
 		return 1
 	fi
-	echo "stressng: image $(cat /mnt/sng/VERSION)"
+	echo "stressng: image $(cat /sng/VERSION)"
 	echo "stressng: args --seed $1 $STRESSNG_ARGS"
 	# shellcheck disable=SC2086 # STRESSNG_ARGS is a list of words
-	LD_LIBRARY_PATH=/mnt/sng/lib /mnt/sng/bin/stress-ng --seed "$1" $STRESSNG_ARGS \
+	LD_LIBRARY_PATH=/sng/lib /sng/bin/stress-ng --seed "$1" $STRESSNG_ARGS \
 		>/tmp/stressng.out 2>&1 &
 	sng=$!
 	"$BIN/streamread" -d "$DISK" -o 0 -t "$STRESSNG_WARM" >/tmp/warm.out 2>&1 || true
