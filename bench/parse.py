@@ -157,7 +157,8 @@ def parse_run(path):
                 parts = s.split()
                 if len(parts) >= 3 and parts[1] in ("start", "stop", "fragment_rc",
                                                     "secs", "memtotal_kb", "nudge",
-                                                    "ready_at", "restored"):
+                                                    "ready_at", "restored",
+                                                    "stressng_alive"):
                     summary[parts[1]] = float(parts[2])
                 elif len(parts) >= 4 and parts[1] == "sysctl":
                     summary["sysctl " + parts[2]] = parts[3]

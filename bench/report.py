@@ -157,10 +157,13 @@ ANY_STATE = False     # bench/run.sh -a: a state counts whatever it reached
 
 def counted(run):
     """A run counts if it finished cleanly (boot.sh rc 0: no splat, LAB-END
-    rc=0) from a state whose fragmenter reached its target."""
+    rc=0) from a state whose fragmenter reached its target; with stress-ng
+    as the fragmenter, if stress-ng was still running when the demand
+    ended."""
     s = run["summary"]
     return (s.get("done") == 1 and s.get("lab_end_rc") == 0 and run.get("rc", 0) == 0
-            and (ANY_STATE or s.get("fragment_ok", 1) == 1))
+            and (ANY_STATE or s.get("fragment_ok", 1) == 1)
+            and s.get("stressng_alive", 1) == 1)
 
 
 def values(runs, cfg, metric, rep=1):
@@ -626,8 +629,8 @@ def main(argv):
     if broken:
         notes.append("not counted, unfinished: " + " ".join(broken))
     if missed:
-        notes.append("not counted, the state's fragmenter missed its target: "
-                     + " ".join(missed))
+        notes.append("not counted, the state's fragmenter missed its target (or "
+                     "stress-ng had died by the end of the demand): " + " ".join(missed))
     summ = summarize(runs, configs, control)
     write_runs(outdir, runs)
     write_summary(outdir, configs, summ)

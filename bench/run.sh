@@ -87,6 +87,7 @@ done
 if [ "$nstates" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$controls" -lt 1 ]; then
 	die "-n, -c and -j take 1 or more"
 fi
+MEM=$((10#$MEM)) SMP=$((10#$SMP))
 if [ "$MEM" -lt 512 ] || [ "$MEM" -gt 8192 ] || [ "$SMP" -lt 1 ] || [ "$SMP" -gt 4 ]; then
 	die "-m takes 512..8192 (MiB), -p 1..4 (the guest config's NR_CPUS)"
 fi
@@ -96,7 +97,7 @@ setfile=$BENCH/sets/$set_name
 mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfile")
 [ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
 [ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
-set_frag=$(sed -n 's/^frag=\(.*\)/\1/p' "$setfile" | tail -n 1)
+set_frag=$(sed -n 's/^frag=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
 case ${set_frag:-1} in
 1 | stressng) ;;
 *) die "set '$set_name': unknown frag=$set_frag (1: the lab's fragmenter, stressng: stress-ng)" ;;
@@ -143,7 +144,7 @@ qemu_args() {
 	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
 		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on"
 	[ "$1" != stressng ] ||
-		printf '%s\n' -drive "file=$(stressng_disk),format=raw,if=virtio,readonly=on"
+		printf '%s\n' -drive "file=$SNG_IMG,format=raw,if=virtio,readonly=on"
 	printf '%s\n' -netdev "user,id=net0,restrict=on${port:+,hostfwd=tcp:127.0.0.1:$port-:5201}" \
 		-device virtio-net-pci,netdev=net0,romfile=
 }
@@ -205,28 +206,46 @@ make_disk() {
 	rm -rf "$dir"
 }
 
-# stressng_disk: stress-ng's disk image, named by its Debian version (a
-# saved state is restored with the disk it was saved with; state_usable
-# checks the name the guest read from it).
-stressng_disk() {
-	echo "$STATES_DIR/../stress-ng-$(dpkg-query -W -f '${Version}' stress-ng).img"
+# stressng_files: stress-ng, the libraries ldd names and its loader, one
+# path per line; fails naming a library ldd cannot find.
+stressng_files() {
+	local bin
+	bin=$(command -v stress-ng) || die "stress-ng missing: apt-get install stress-ng"
+	echo "$bin"
+	ldd "$bin" | awk '/not found/ { print "MISSING " $1; next }
+		$2 == "=>" && $3 ~ /^\// { print $3; next }
+		$1 ~ /^\// { print $1 }' | grep -v '^MISSING' || true
+	! ldd "$bin" | grep -q 'not found' || die "stress-ng: $(ldd "$bin" | grep 'not found' | head -n 1)"
 }
 
-# make_stressng_disk IMG: an ext2 image with Debian's stress-ng (bin/), the
-# libraries ldd names (lib/, found through LD_LIBRARY_PATH: the loader is
-# the initramfs's, iperf3's) and VERSION; the guest mounts it read-only.
+# stressng_id: what stress-ng's disk holds, hashed (package version, binary,
+# libraries, loader): the image's name and VERSION, so a state saved with
+# one stress-ng is never restored with another (state_usable, main).
+stressng_id() {
+	local ver files
+	files=$(stressng_files)
+	ver=$(dpkg-query -W -f '${Version}' stress-ng 2>/dev/null) ||
+		die "stress-ng is not a Debian package here: apt-get install stress-ng"
+	echo "$ver-$(echo "$files" | xargs cat | sha256sum | cut -c1-12)"
+}
+
+# make_stressng_disk IMG ID: an ext2 image with Debian's stress-ng (bin/), the
+# libraries ldd names and the loader (lib/: the guest runs stress-ng through
+# lib/'s loader with --library-path lib, so nothing of the initramfs's glibc
+# mixes in) and VERSION (ID); the guest mounts it read-only at /sng.
 make_stressng_disk() {
-	local dir lib
-	command -v stress-ng >/dev/null || die "stress-ng missing: apt-get install stress-ng"
+	local dir f
 	dir=$(mktemp -d)
 	mkdir -p "$dir/bin" "$dir/lib"
-	cp "$(command -v stress-ng)" "$dir/bin/"
-	for lib in $(ldd "$(command -v stress-ng)" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'); do
-		cp -L "$lib" "$dir/lib/"
+	stressng_files >"$dir/files"
+	cp "$(head -n 1 "$dir/files")" "$dir/bin/"
+	tail -n +2 "$dir/files" | while read -r f; do
+		cp -L "$f" "$dir/lib/"
 	done
-	dpkg-query -W -f '${Package} ${Version}\n' stress-ng >"$dir/VERSION"
-	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp" 128M
-	mv "$1.tmp" "$1"
+	rm "$dir/files"
+	echo "stress-ng $2" >"$dir/VERSION"
+	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp.$$" 128M
+	mv "$1.tmp.$$" "$1"
 	rm -rf "$dir"
 }
 
@@ -289,6 +308,12 @@ save_state() {
 	return "$rc"
 }
 
+# stressng_current STEM: the state STEM was saved with the stress-ng disk
+# of now ($SNG_ID).
+stressng_current() {
+	tr -d '\r' <"$1.result" 2>/dev/null | grep -qxF "  stressng: image stress-ng $SNG_ID"
+}
+
 # state_usable VARIANT FRAG SEED: the state exists and its fragmenter reached
 # its target (or FRAG=0, or -a); FRAG=stressng: stress-ng was running at the
 # save, from the disk of the stress-ng installed now.
@@ -300,7 +325,7 @@ state_usable() {
 	0) return 0 ;;
 	stressng)
 		tr -d '\r' <"$stem.result" | grep -qx '  stressng: result running' &&
-			tr -d '\r' <"$stem.result" | grep -qxF "  stressng: image $(dpkg-query -W -f '${Package} ${Version}' stress-ng)"
+			stressng_current "$stem"
 		return
 		;;
 	esac
@@ -443,9 +468,13 @@ main() {
 	tmpdir=$(mktemp -d)
 	trap 'rm -rf "$tmpdir"' EXIT
 	[ -e "$STATES_DIR/../disk-ext2.img" ] || make_disk "$STATES_DIR/../disk-ext2.img"
+	SNG_ID="" SNG_IMG=""
 	for cfg in "${configs[@]}"; do
-		[ "$(conf_frag "$cfg")" != stressng ] || [ -e "$(stressng_disk)" ] ||
-			make_stressng_disk "$(stressng_disk)"
+		[ "$(conf_frag "$cfg")" = stressng ] || continue
+		SNG_ID=$(stressng_id)
+		SNG_IMG=$STATES_DIR/../stress-ng-$SNG_ID.img
+		[ -e "$SNG_IMG" ] || make_stressng_disk "$SNG_IMG" "$SNG_ID"
+		break
 	done
 
 	variants=()
@@ -481,6 +510,11 @@ main() {
 			local batch=()
 			while [ ${#batch[@]} -lt $((nstates - good)) ]; do
 				batch+=("$next")
+				# A stress-ng state of another stress-ng disk is saved again.
+				if [ "$frag" = stressng ] && [ -f "$(state_dir "$v")/$frag-$next.state" ] &&
+					! stressng_current "$(state_dir "$v")/$frag-$next"; then
+					rm -f "$(state_dir "$v")/$frag-$next".*
+				fi
 				if [ ! -f "$(state_dir "$v")/$frag-$next.state" ]; then
 					spawn "state $v frag=$frag seed=$next" save_state "$v" "$frag" "$next"
 				else

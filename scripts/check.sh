@@ -8,10 +8,11 @@
 # Closing line: "N passed, N failed" (", N skipped" when any were skipped).
 #
 # usage: scripts/check.sh [patched|debug]
-#   patched  host checks (deps, series applies, checkpatch, shellcheck, parser
-#            fixtures), then build, boot job `check`: KUnit + in-guest tests
-#   debug    the same guest tests on the debug kernel (no host checks), then
-#            the benchmark scenario shortened, with the ladder on
+#   patched  build, then host checks (checkpatch, shellcheck, parser
+#            fixtures) beside the reliability boot, boot job `check`: KUnit
+#            + in-guest tests, the benchmark steps
+#   debug    the same guest tests on the debug kernel (no host checks),
+#            beside the benchmark scenario shortened, with the ladder on
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -105,10 +106,19 @@ shell_of() {
 	esac
 }
 
-# build_guest VARIANT: kernel and initramfs; make check stops if either fails.
+# build_guest VARIANT: kernel and initramfs; fails if either fails.
 build_guest() {
-	run_step "build kernel $1" "$LAB_ROOT/scripts/build-kernel.sh" "$1" || finish
-	run_step "initramfs $1" "$LAB_ROOT/scripts/initramfs.sh" "$1" || finish
+	run_step "build kernel $1" "$LAB_ROOT/scripts/build-kernel.sh" "$1" &&
+		run_step "initramfs $1" "$LAB_ROOT/scripts/initramfs.sh" "$1"
+}
+
+# host_checks: the checks that need no guest.
+host_checks() {
+	run_step "checkpatch --strict" checkpatch_series || true
+	run_step "shellcheck" run_shellcheck || true
+	run_step "host parser tests" "$LAB_ROOT/tests/run.sh" || true
+	run_step "host harness: bad input" "$LAB_ROOT/tests/harness.sh" || true
+	run_step "bench parser and report" "$LAB_ROOT/bench/selftest.sh" || true
 }
 
 # guest_tests VARIANT TIMEOUT: boot job `check`, count KUnit + TAP.
@@ -129,8 +139,9 @@ guest_tests() {
 # the longest guest job, reliability, in the background as soon as the
 # kernel and initramfs are built, and runs the host checks, the check job
 # and the benchmark steps beside it. Each guest keeps its own disk image and
-# logs; guest time follows the host (-icount shift=auto), so a guest that
-# shares the host is slower, not different.
+# logs. Guest time follows the host's (-icount shift=auto): a guest that
+# shares a core sees a slower machine, so the guest tests compare within
+# one boot (L=3 against L=0) or have limits far from what they measure.
 # Warm make check, nothing rebuilt: ~690 s one after another, 380 s so.
 # make check-debug runs its shortened benchmark scenario beside its check boot.
 
@@ -141,7 +152,9 @@ REL_LONG=rel_unreachable,rel_oom,rel_integrity
 REL_SHORT=rel_knobflip
 
 # background_start NAME CMD...: run CMD beside the next steps, its output
-# in build/logs/lane-NAME.log and then its exit status in lane-NAME.rc.
+# in build/logs/lane-NAME.log and then its exit status in lane-NAME.rc
+# (tagged with this run's pid, so an earlier run's file is never read).
+declare -A lane_pid=()
 background_start() {
 	local name=$1
 	shift
@@ -149,22 +162,53 @@ background_start() {
 	{
 		local rc=0
 		"$@" >"$LOGS/lane-$name.log" 2>&1 || rc=$?
-		echo "$rc" >"$LOGS/lane-$name.rc.new"
+		echo "$$ $rc" >"$LOGS/lane-$name.rc.new"
 		mv "$LOGS/lane-$name.rc.new" "$LOGS/lane-$name.rc"
 	} &
+	lane_pid[$name]=$!
 	echo "[check] $name: started beside the next steps (log: build/logs/lane-$name.log)"
 }
 
 # background_wait NAME: wait until background_start NAME has finished
 # (polled: run_step runs this in a pipeline's subshell, where `wait` does
-# not see the main shell's jobs), show its output, return its exit status.
+# not see the main shell's jobs), show its output, return its exit status;
+# 1 if the lane ended without leaving one.
 background_wait() {
-	while [ ! -f "$LOGS/lane-$1.rc" ]; do
+	local pid=${lane_pid[$1]} rc
+	while [ "$(cut -d' ' -f1 "$LOGS/lane-$1.rc" 2>/dev/null)" != $$ ]; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			sleep 1
+			[ "$(cut -d' ' -f1 "$LOGS/lane-$1.rc" 2>/dev/null)" = $$ ] && break
+			cat "$LOGS/lane-$1.log"
+			echo "FAIL: background step $1 ended without an exit status"
+			return 1
+		fi
 		sleep 2
 	done
 	cat "$LOGS/lane-$1.log"
-	return "$(cat "$LOGS/lane-$1.rc")"
+	rc=$(cut -d' ' -f2 "$LOGS/lane-$1.rc")
+	return "$rc"
 }
+
+# kill_tree PID: PID and every process under it (a lane's boot.sh, timeout
+# and QEMU), children first.
+kill_tree() {
+	local c
+	for c in $(pgrep -P "$1" || true); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null || true
+}
+
+# stop_lanes: on any exit, no background guest is left running (a rerun
+# would find its disk image locked).
+stop_lanes() {
+	local p
+	for p in "${lane_pid[@]}"; do
+		kill_tree "$p"
+	done
+}
+trap stop_lanes EXIT
 
 # reliability_boot VARIANT STEM PROGRAMS DISK: boot job `reliability` for
 # PROGRAMS (lab.rel=, comma-separated) with its own disk and log stem.
@@ -279,15 +323,15 @@ main() {
 	mkdir -p "$LOGS"
 	run_step "host tools" "$LAB_ROOT/scripts/deps.sh" || finish
 	run_step "kernel tree: patches/series applies" "$LAB_ROOT/scripts/tree.sh" || finish
-	build_guest "$variant"
+	if ! build_guest "$variant"; then
+		# A series that does not build still gets its host checks.
+		[ "$variant" != patched ] || host_checks
+		finish
+	fi
 	if [ "$variant" = patched ]; then
 		background_start reliability reliability_boot patched patched-reliability "$REL_LONG" \
 			"$BUILD/check-disk-rel.img"
-		run_step "checkpatch --strict" checkpatch_series || true
-		run_step "shellcheck" run_shellcheck || true
-		run_step "host parser tests" "$LAB_ROOT/tests/run.sh" || true
-		run_step "host harness: bad input" "$LAB_ROOT/tests/harness.sh" || true
-		run_step "bench parser and report" "$LAB_ROOT/bench/selftest.sh" || true
+		host_checks
 		guest_tests patched "${LAB_CHECK_TIMEOUT:-600}"
 		run_step "boot patched, job reliability: $REL_SHORT" reliability_boot patched \
 			patched-reliability-short "$REL_SHORT" "$BUILD/check-disk.img" || true

@@ -183,9 +183,10 @@ fragment_stressng() {
 	fi
 	echo "stressng: image $(cat /sng/VERSION)"
 	echo "stressng: args --seed $1 $STRESSNG_ARGS"
+	# Its own loader and libraries, none of the initramfs's glibc.
 	# shellcheck disable=SC2086 # STRESSNG_ARGS is a list of words
-	LD_LIBRARY_PATH=/sng/lib /sng/bin/stress-ng --seed "$1" $STRESSNG_ARGS \
-		>/tmp/stressng.out 2>&1 &
+	/sng/lib/ld-linux-x86-64.so.2 --library-path /sng/lib /sng/bin/stress-ng --seed "$1" \
+		$STRESSNG_ARGS >/tmp/stressng.out 2>&1 &
 	sng=$!
 	"$BIN/streamread" -d "$DISK" -o 0 -t "$STRESSNG_WARM" >/tmp/warm.out 2>&1 || true
 	sed 's/^/stressng: warm-up /' /tmp/warm.out
@@ -199,11 +200,49 @@ fragment_stressng() {
 	return 1
 }
 
-# stop_stressng: stress-ng stopped (SIGTERM: it stops its stressors), its
-# last lines on the result channel.
+# freeze_stressng: stress-ng's processes stopped (SIGSTOP to every one of
+# them: it forks its stressors) at the end of the demand, so that its
+# teardown does not land in the final counters; says whether it was still
+# running then (a run whose stress-ng died is not the scenario).
+freeze_stressng() {
+	[ -n "$sng" ] || return 0
+	if kill -0 "$sng" 2>/dev/null; then
+		out "bench: stressng_alive 1"
+	else
+		out "bench: stressng_alive 0"
+	fi
+	for p in $sng $(sng_children "$sng"); do
+		kill -STOP "$p" 2>/dev/null || true
+	done
+}
+
+# sng_children PID: the processes whose parent is PID, and theirs.
+sng_children() {
+	for s in /proc/[0-9]*/stat; do
+		read -r pid _ _ ppid _ 2>/dev/null <"$s" || continue
+		[ "$ppid" = "$1" ] || continue
+		echo "$pid"
+		sng_children "$pid"
+	done
+}
+
+# stop_stressng: after the final counters, stress-ng let go and ended
+# (SIGTERM and SIGCONT; SIGKILL after 30 s), its last lines on the result
+# channel.
 stop_stressng() {
 	[ -n "$sng" ] || return 0
-	kill "$sng" 2>/dev/null || true
+	kids=$(sng_children "$sng")
+	kill -TERM "$sng" 2>/dev/null || true
+	for p in $sng $kids; do
+		kill -CONT "$p" 2>/dev/null || true
+	done
+	i=0
+	while kill -0 "$sng" 2>/dev/null && [ "$i" -lt 30 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	# shellcheck disable=SC2086 # kids is a list of pids
+	kill -KILL "$sng" $kids 2>/dev/null || true
 	wait "$sng" || true
 	tail -n 20 /tmp/stressng.out | sed 's/^/stressng: out /' >"$RESULT"
 	sng=""
@@ -301,7 +340,7 @@ stop_load() {
 	wait "$reader" || true
 	touch /tmp/bench.stop
 	wait "$mon" || true
-	stop_stressng
+	freeze_stressng
 }
 
 # final_block: the counters at the end of the demand, to subtract from
@@ -332,6 +371,7 @@ run_rx() {
 	out "bench: stop $(cut -d' ' -f1 /proc/uptime)"
 	stop_load
 	final_block
+	stop_stressng
 	sed 's/^/rxring: /' "$DBG/stats" | grep -v ' lat_log2_[0-9]* 0$' >"$RESULT"
 	cat /tmp/stream.out >"$RESULT"
 	cat /tmp/stream.out
@@ -387,6 +427,7 @@ wait_listening() {
 # reader's line; the fragmenter's holder let go; a failed iperf3 fails the
 # run (no "bench: done").
 iperf3_report() {
+	stop_stressng
 	out "== iperf3"
 	cat /tmp/iperf3.json >"$RESULT"
 	out "== end"
