@@ -165,13 +165,13 @@ zone_state() {
 # The independent fragmenter (frag=stressng, issue 18): Debian's stress-ng
 # from its own read-only disk (/dev/vdb, made by bench/run.sh), beside the
 # streaming reader, which fills memory with movable page cache meanwhile.
-# Its stressors hold kernel memory that stays put while in use (unix-socket
-# buffers, pipe pages, dentries) and churn anonymous memory. It is not
+# Its stressors hold kernel memory that stays put while in use (unix
+# socket-pair buffers, pipe pages, dentries) and churn anonymous memory. It is not
 # stopped for the save: it runs on through every restore (a busy machine,
 # not a prepared state) until stop_load. It has no target: the free blocks
 # of order >= 3 at the save are reported, whatever they are.
 STRESSNG_WARM=60
-STRESSNG_ARGS="--timeout 3600s --temp-path /tmp --sock 1 --sock-domain unix --pipe 1 --dentry 1 --vm 1 --vm-bytes 25% --vm-keep"
+STRESSNG_ARGS="--timeout 3600s --temp-path /tmp --sockpair 1 --pipe 1 --dentry 1 --vm 1 --vm-bytes 25% --vm-keep"
 
 # fragment_stressng SEED: start stress-ng (its --seed SEED), let it and the
 # reader run for STRESSNG_WARM seconds, report; sets sng.
@@ -191,6 +191,12 @@ fragment_stressng() {
 	"$BIN/streamread" -d "$DISK" -o 0 -t "$STRESSNG_WARM" >/tmp/warm.out 2>&1 || true
 	sed 's/^/stressng: warm-up /' /tmp/warm.out
 	echo "stressng: after $(zone_state)"
+	# A stressor that failed (e.g. a socket family the guest lacks) would
+	# leave a different mix running under the same name.
+	if grep -q 'fail:\|error:' /tmp/stressng.out; then
+		echo "stressng: result failed: $(grep -m 2 'fail:\|error:' /tmp/stressng.out | tr '\n' ' ')"
+		return 1
+	fi
 	if kill -0 "$sng" 2>/dev/null; then
 		echo "stressng: result running"
 		return 0
