@@ -26,9 +26,10 @@
 #                host, so parallel guests do not change what they measure)
 #   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off)
 #   -m MiB       guest memory (default 1024; 4096 populates ZONE_NORMAL
-#                above 4 GiB beside DMA32: the scale runs of issue 18)
-#   -p VCPUS     guest vCPUs (default 1; with -icount QEMU runs them in
-#                turn on one host thread, so the runs still replay exactly)
+#                above 4 GiB beside DMA32: the scale runs of issue 18);
+#                above 2048 the streamed file is 4 x MiB (its own disk)
+#   -p VCPUS     guest vCPUs (default 1, the only value taken for now: the
+#                guest config has no ACPI, so the kernel sees one CPU)
 #   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
 #   -F           also the fast-path boots (allocbench, job bench-fastpath)
 #   -a           any state counts, target reached or not (check-debug's smoke run)
@@ -91,6 +92,10 @@ MEM=$((10#$MEM)) SMP=$((10#$SMP))
 if [ "$MEM" -lt 512 ] || [ "$MEM" -gt 8192 ] || [ "$SMP" -lt 1 ] || [ "$SMP" -gt 4 ]; then
 	die "-m takes 512..8192 (MiB), -p 1..4 (the guest config's NR_CPUS)"
 fi
+# SeaBIOS's MP table lists the boot CPU only, and the guest config has no
+# ACPI (whose MADT would list the rest): a guest given -smp 2 comes up with
+# one CPU ("Allowing 1 present CPUs"), with or without -icount.
+[ "$SMP" = 1 ] || die "-p $SMP: the guest kernel would see one CPU (no ACPI in kconfig/boot.config yet; SeaBIOS's MP table lists the boot CPU only)"
 
 setfile=$BENCH/sets/$set_name
 [ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
@@ -142,7 +147,7 @@ conf_get() {
 qemu_args() {
 	local port=${2:-}
 	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
-		-drive "file=$STATES_DIR/../disk-ext2.img,format=raw,if=virtio,readonly=on"
+		-drive "file=$(disk_image),format=raw,if=virtio,readonly=on"
 	[ "$1" != stressng ] ||
 		printf '%s\n' -drive "file=$SNG_IMG,format=raw,if=virtio,readonly=on"
 	printf '%s\n' -netdev "user,id=net0,restrict=on${port:+,hostfwd=tcp:127.0.0.1:$port-:5201}" \
@@ -193,16 +198,29 @@ state_key() {
 	} | sha256sum | cut -c1-12
 }
 
-# make_disk IMG: a sparse ext2 image holding one sparse 2 GiB file, big, whose
-# page cache the scenario streams (guest/jobs/bench.sh, pick_disk). Reading
-# its holes does no I/O, so no disk timing enters the guest.
+# disk_image: the page-cache disk of this guest size. The file streamed
+# must not fit in memory: 2 GiB (the image every 1 GiB state was saved
+# with) up to 2 GiB guests, 4 x the guest's memory above.
+disk_image() {
+	if [ "$MEM" -le 2048 ]; then
+		echo "$STATES_DIR/../disk-ext2.img"
+	else
+		echo "$STATES_DIR/../disk-ext2-$((MEM * 4 / 1024))g.img"
+	fi
+}
+
+# make_disk IMG GiB: a sparse ext2 image holding one sparse file of GiB,
+# big, whose page cache the scenario streams (guest/jobs/bench.sh,
+# pick_disk). Reading its holes does no I/O, so no disk timing enters the
+# guest.
 make_disk() {
 	local dir
 	command -v mke2fs >/dev/null || die "mke2fs missing: apt-get install e2fsprogs"
 	dir=$(mktemp -d)
-	truncate -s 2G "$dir/big"
-	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp" 3G
-	mv "$1.tmp" "$1"
+	truncate -s "$2G" "$dir/big"
+	truncate -s "$(($2 + 1))G" "$1.tmp.$$"
+	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp.$$"
+	mv "$1.tmp.$$" "$1"
 	rm -rf "$dir"
 }
 
@@ -244,7 +262,8 @@ make_stressng_disk() {
 	done
 	rm "$dir/files"
 	echo "stress-ng $2" >"$dir/VERSION"
-	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp.$$" 128M
+	truncate -s 128M "$1.tmp.$$"
+	mke2fs -q -t ext2 -F -d "$dir" "$1.tmp.$$"
 	mv "$1.tmp.$$" "$1"
 	rm -rf "$dir"
 }
@@ -467,7 +486,9 @@ main() {
 	mkdir -p "$STATES_DIR"
 	tmpdir=$(mktemp -d)
 	trap 'rm -rf "$tmpdir"' EXIT
-	[ -e "$STATES_DIR/../disk-ext2.img" ] || make_disk "$STATES_DIR/../disk-ext2.img"
+	if [ ! -e "$(disk_image)" ]; then
+		if [ "$MEM" -le 2048 ]; then make_disk "$(disk_image)" 2; else make_disk "$(disk_image)" $((MEM * 4 / 1024)); fi
+	fi
 	SNG_ID="" SNG_IMG=""
 	for cfg in "${configs[@]}"; do
 		[ "$(conf_frag "$cfg")" = stressng ] || continue
