@@ -45,6 +45,25 @@ done
 grep -q '^tcp_mbit_s	18[0-9][0-9]\.' "$LOGS/selftest-tcp.txt" || rc=1
 result "$rc" "bench parse: page-frag refills and failures from the hist triggers, TCP Mbit/s from iperf3"
 
+# frag=stressng: the state's report and stress-ng's liveness are read from
+# the stress-ng fixture (control run, state 1: 90701 refills, 980 fell
+# back), and a run whose stress-ng had died by the end is not counted.
+rc=0
+"$PYTHON" "$BENCH/parse.py" "$FIX/stressng-ladder-off.1.result" >"$LOGS/selftest-sng.txt" || rc=1
+for kv in "frag3_attempts	90701" "frag3_fail	980" "frag_free_ge3	1544" "stressng_alive	1.0"; do
+	grep -qx "$kv" "$LOGS/selftest-sng.txt" || rc=1
+done
+"$PYTHON" - "$BENCH" <<'PY' || rc=1
+import sys
+sys.path.insert(0, sys.argv[1])
+import report
+run = {"rc": 0, "summary": {"done": 1, "lab_end_rc": 0, "stressng_alive": 1}}
+assert report.counted(run)
+run["summary"]["stressng_alive"] = 0
+assert not report.counted(run)
+PY
+result "$rc" "bench parse: stress-ng's state report and liveness; a run without stress-ng alive is not counted"
+
 # The gfp bits bench/parse.py classifies page-frag refills by are the tree's.
 rc=0
 "$PYTHON" -c '
