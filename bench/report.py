@@ -368,7 +368,7 @@ def write_table(outdir, configs, summ, meta, notes):
 
 def footer(meta):
     return (f"Debian linux-source-6.12 {meta.get('debian_kernel', '?')}; "
-            f"guest {meta.get('mem_mib', '?')} MiB, {meta.get('vcpus', '1')} vCPU, TCG -icount "
+            f"guest {meta.get('mem_mib', '?')} MiB, 1 vCPU, TCG -icount "
             f"{meta.get('icount', '?')} -rtc {meta.get('rtc', '?')}; "
             f"{meta.get('states', '?')} saved states per kernel; run "
             f"{meta.get('secs', '?')} s after {meta.get('settle', '?')} s settle; "

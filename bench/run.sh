@@ -3,8 +3,8 @@
 # run every configuration of that kernel from the same saved state.
 #
 # usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS]
-#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-p VCPUS]
-#                     [-o OUTDIR] [-F] [-a]
+#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-o OUTDIR]
+#                     [-F] [-a]
 #   -s SET       bench/sets/SET lists the configurations (default: run); a
 #                line demand=NAME there sets the set's demand
 #   -d DEMAND    what makes the high-order demand (guest/jobs/bench.sh):
@@ -27,9 +27,10 @@
 #   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off)
 #   -m MiB       guest memory (default 1024; 4096 populates ZONE_NORMAL
 #                above 4 GiB beside DMA32: the scale runs of issue 18);
-#                above 2048 the streamed file is 4 x MiB (its own disk)
-#   -p VCPUS     guest vCPUs (default 1, the only value taken for now: the
-#                guest config has no ACPI, so the kernel sees one CPU)
+#                above 2048 the streamed file is 4 x MiB (its own disk).
+#                One vCPU: a guest given -smp 2 comes up with one CPU (its
+#                MP table lists the boot CPU only, and the guest config has
+#                no ACPI, whose MADT would list the rest)
 #   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
 #   -F           also the fast-path boots (allocbench, job bench-fastpath)
 #   -a           any state counts, target reached or not (check-debug's smoke run)
@@ -58,11 +59,11 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 
 set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0 any_state=0 demand=
 ICOUNT=shift=2,sleep=off
-MEM=1024 SMP=1
+MEM=1024
 CONTROL=ladder-off
-USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-p VCPUS] [-o OUTDIR] [-F] [-a]"
+USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-o OUTDIR] [-F] [-a]"
 
-while getopts "s:n:t:e:c:j:i:d:m:p:o:Fa" opt; do
+while getopts ":s:n:t:e:c:j:i:d:m:o:Fa" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
 	n) nstates=$OPTARG ;;
@@ -73,14 +74,14 @@ while getopts "s:n:t:e:c:j:i:d:m:p:o:Fa" opt; do
 	i) ICOUNT=$OPTARG ;;
 	d) demand=$OPTARG ;;
 	m) MEM=$OPTARG ;;
-	p) SMP=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	F) fastpath=1 ;;
 	a) any_state=1 ;;
-	*) die "$USAGE" ;;
+	:) die "option -$OPTARG needs a value ($USAGE)" ;;
+	*) die "unknown option -$OPTARG ($USAGE)" ;;
 	esac
 done
-for n in "$nstates" "$secs" "$settle" "$controls" "$jobs" "$MEM" "$SMP"; do
+for n in "$nstates" "$secs" "$settle" "$controls" "$jobs" "$MEM"; do
 	case $n in
 	'' | *[!0-9]*) die "'$n' is not a number ($USAGE)" ;;
 	esac
@@ -88,14 +89,10 @@ done
 if [ "$nstates" -lt 1 ] || [ "$jobs" -lt 1 ] || [ "$controls" -lt 1 ]; then
 	die "-n, -c and -j take 1 or more"
 fi
-MEM=$((10#$MEM)) SMP=$((10#$SMP))
-if [ "$MEM" -lt 512 ] || [ "$MEM" -gt 8192 ] || [ "$SMP" -lt 1 ] || [ "$SMP" -gt 4 ]; then
-	die "-m takes 512..8192 (MiB), -p 1..4 (the guest config's NR_CPUS)"
+MEM=$((10#$MEM))
+if [ "$MEM" -lt 512 ] || [ "$MEM" -gt 8192 ]; then
+	die "-m takes 512..8192 (MiB)"
 fi
-# SeaBIOS's MP table lists the boot CPU only, and the guest config has no
-# ACPI (whose MADT would list the rest): a guest given -smp 2 comes up with
-# one CPU ("Allowing 1 present CPUs"), with or without -icount.
-[ "$SMP" = 1 ] || die "-p $SMP: the guest kernel would see one CPU (no ACPI in kconfig/boot.config yet; SeaBIOS's MP table lists the boot CPU only)"
 
 setfile=$BENCH/sets/$set_name
 [ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
@@ -191,21 +188,25 @@ boot_append() {
 # state_key VARIANT: what a saved state depends on, hashed.
 state_key() {
 	{
-		# "smp=N" only when N > 1: the 1-vCPU keys stay what they were.
-		echo "$1 $MEM$([ "$SMP" = 1 ] || echo " smp=$SMP")"
+		echo "$1 $MEM"
 		qemu_args ""
 		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
 	} | sha256sum | cut -c1-12
 }
 
-# disk_image: the page-cache disk of this guest size. The file streamed
-# must not fit in memory: 2 GiB (the image every 1 GiB state was saved
-# with) up to 2 GiB guests, 4 x the guest's memory above.
+# disk_gib: the size of the streamed file, which must not fit in memory:
+# 2 GiB up to 2 GiB guests, 4 x the guest's memory above.
+disk_gib() {
+	if [ "$MEM" -le 2048 ]; then echo 2; else echo $((MEM * 4 / 1024)); fi
+}
+
+# disk_image: the page-cache disk of this guest size (the 2 GiB one keeps
+# the name every 1 GiB state was saved with).
 disk_image() {
-	if [ "$MEM" -le 2048 ]; then
+	if [ "$(disk_gib)" = 2 ]; then
 		echo "$STATES_DIR/../disk-ext2.img"
 	else
-		echo "$STATES_DIR/../disk-ext2-$((MEM * 4 / 1024))g.img"
+		echo "$STATES_DIR/../disk-ext2-$(disk_gib)g.img"
 	fi
 }
 
@@ -224,16 +225,13 @@ make_disk() {
 	rm -rf "$dir"
 }
 
-# stressng_files: stress-ng, the libraries ldd names and its loader, one
-# path per line; fails naming a library ldd cannot find.
+# stressng_files: stress-ng, then the libraries and loader it needs
+# (shared_libs), one path per line.
 stressng_files() {
 	local bin
 	bin=$(command -v stress-ng) || die "stress-ng missing: apt-get install stress-ng"
 	echo "$bin"
-	ldd "$bin" | awk '/not found/ { print "MISSING " $1; next }
-		$2 == "=>" && $3 ~ /^\// { print $3; next }
-		$1 ~ /^\// { print $1 }' | grep -v '^MISSING' || true
-	! ldd "$bin" | grep -q 'not found' || die "stress-ng: $(ldd "$bin" | grep 'not found' | head -n 1)"
+	shared_libs "$bin"
 }
 
 # stressng_id: what stress-ng's disk holds, hashed (package version, binary,
@@ -305,7 +303,7 @@ save_state() {
 	rm -f "$sock" "$LOGS/$name.result" "$LOGS/$name.console.log"
 	local -a extra
 	mapfile -t extra < <(qemu_args "$frag"; go_args "$stem.wait.mem")
-	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" --smp "$SMP" \
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
 		--timeout 3600 --name "$name" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$sock,server=on,wait=off" >"$stem.boot.log" 2>&1 &
@@ -382,7 +380,7 @@ restore_run() {
 		net_client "$LOGS/$run.result" "$port" "$outdir/$name.$seed.client.json" &
 		client=$!
 	fi
-	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" --smp "$SMP" \
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
 		--timeout $((secs * 10 + settle * 10 + 600)) --name "$run" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$tmpdir/$run.qmp,server=on,wait=off" \
@@ -451,7 +449,6 @@ write_manifest() {
 		echo "secs	$secs"
 		echo "settle	$settle"
 		echo "mem_mib	$MEM"
-		echo "vcpus	$SMP"
 		echo "frag	${set_frag:-1}"
 		echo "icount	$ICOUNT"
 		echo "rtc	clock=vm"
@@ -486,9 +483,7 @@ main() {
 	mkdir -p "$STATES_DIR"
 	tmpdir=$(mktemp -d)
 	trap 'rm -rf "$tmpdir"' EXIT
-	if [ ! -e "$(disk_image)" ]; then
-		if [ "$MEM" -le 2048 ]; then make_disk "$(disk_image)" 2; else make_disk "$(disk_image)" $((MEM * 4 / 1024)); fi
-	fi
+	[ -e "$(disk_image)" ] || make_disk "$(disk_image)" "$(disk_gib)"
 	SNG_ID="" SNG_IMG=""
 	for cfg in "${configs[@]}"; do
 		[ "$(conf_frag "$cfg")" = stressng ] || continue

@@ -48,8 +48,7 @@ host_program() {
 	echo "dir /usr 0755 0 0"
 	echo "dir /usr/bin 0755 0 0"
 	echo "file /usr/bin/$1 $(readlink -f "$bin") 0755 0 0"
-	ldd "$bin" | sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' | sort -u |
-	while read -r path; do
+	shared_libs "$bin" | while read -r path; do
 		d=${path%/*}
 		while [ -n "$d" ]; do
 			echo "dir $d 0755 0 0"

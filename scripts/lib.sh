@@ -23,6 +23,17 @@ die() {
 	exit 1
 }
 
+# shared_libs BIN: the shared libraries `ldd` lists for BIN and its loader,
+# absolute paths, one per line, sorted; dies naming a library ldd cannot
+# find. Used where a host program is copied into a guest (initramfs.sh,
+# bench/run.sh).
+shared_libs() {
+	local out
+	out=$(ldd "$1") || die "ldd $1 failed"
+	! grep -q 'not found' <<<"$out" || die "$1: $(grep -m1 'not found' <<<"$out" | tr -s ' \t' ' ')"
+	sed -n -e 's/.*=> \(\/[^ ]*\) .*/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' <<<"$out" | sort -u
+}
+
 # timed LABEL CMD...: run CMD, then report how long it took.
 timed() {
 	local label=$1 t0 rc=0

@@ -146,22 +146,6 @@ monitor() {
 	done
 }
 
-# zone_state: the biggest zone's free pages, watermarks and free pages in
-# blocks of order >= 3, in the fragmenter's "after" format.
-zone_state() {
-	awk '/^Node/ { z = $4 }
-		z && $1 == "pages" && $2 == "free" { free[z] = $3 }
-		z && $1 == "min" { min[z] = $2 } z && $1 == "low" { low[z] = $2 }
-		z && $1 == "high" { high[z] = $2 }
-		z && $1 == "managed" { if ($2 > best) { best = $2; big = z } }
-		END { printf "zone %s free %d min %d low %d high %d", big, free[big], min[big], low[big], high[big] }' \
-		/proc/zoneinfo
-	z=$(awk '/^Node/ { z = $4 } z && $1 == "managed" && $2 > b { b = $2; big = z } END { print big }' /proc/zoneinfo)
-	# busybox awk has no ^: the block size doubles per order.
-	awk -v z="$z" '$4 == z { n = 0; p = 1; for (i = 5; i <= NF; i++) { if (i >= 8) n += $i * p; p *= 2 }
-		printf " free_ge3 %d\n", n }' /proc/buddyinfo
-}
-
 # The independent fragmenter (frag=stressng, issue 18): Debian's stress-ng
 # from its own read-only disk (/dev/vdb, made by bench/run.sh), beside the
 # streaming reader, which fills memory with movable page cache meanwhile.
@@ -191,14 +175,15 @@ fragment_stressng() {
 	mkdir -p /tmp/sng
 	cp -a /sng/bin /sng/lib /tmp/sng/
 	umount /sng
-	# Its own loader and libraries, none of the initramfs's glibc.
+	# Its own loader and libraries, none of the initramfs's glibc; its own
+	# session and process group, so one signal reaches every stressor.
 	# shellcheck disable=SC2086 # STRESSNG_ARGS is a list of words
-	/tmp/sng/lib/ld-linux-x86-64.so.2 --library-path /tmp/sng/lib /tmp/sng/bin/stress-ng \
-		--seed "$1" $STRESSNG_ARGS >/tmp/stressng.out 2>&1 &
+	setsid /tmp/sng/lib/ld-linux-x86-64.so.2 --library-path /tmp/sng/lib \
+		/tmp/sng/bin/stress-ng --seed "$1" $STRESSNG_ARGS >/tmp/stressng.out 2>&1 &
 	sng=$!
 	"$BIN/streamread" -d "$DISK" -o 0 -t "$STRESSNG_WARM" >/tmp/warm.out 2>&1 || true
 	sed 's/^/stressng: warm-up /' /tmp/warm.out
-	echo "stressng: after $(zone_state)"
+	"$BIN/fragmenter" -r | sed 's/^fragmenter: /stressng: /'
 	# A stressor that failed (e.g. a socket family the guest lacks) would
 	# leave a different mix running under the same name.
 	if grep -q 'fail:\|error:' /tmp/stressng.out; then
@@ -214,10 +199,10 @@ fragment_stressng() {
 	return 1
 }
 
-# freeze_stressng: stress-ng's processes stopped (SIGSTOP to every one of
-# them: it forks its stressors) at the end of the demand, so that its
-# teardown does not land in the final counters; says whether it was still
-# running then (a run whose stress-ng died is not the scenario).
+# freeze_stressng: stress-ng's process group stopped (SIGSTOP) at the end of
+# the demand, so that its teardown does not land in the final counters;
+# says whether it was still running then (a run whose stress-ng died is
+# not the scenario).
 freeze_stressng() {
 	[ -n "$sng" ] || return 0
 	if kill -0 "$sng" 2>/dev/null; then
@@ -225,38 +210,23 @@ freeze_stressng() {
 	else
 		out "bench: stressng_alive 0"
 	fi
-	for p in $sng $(sng_children "$sng"); do
-		kill -STOP "$p" 2>/dev/null || true
-	done
-}
-
-# sng_children PID: the processes whose parent is PID, and theirs.
-sng_children() {
-	for s in /proc/[0-9]*/stat; do
-		read -r pid _ _ ppid _ 2>/dev/null <"$s" || continue
-		[ "$ppid" = "$1" ] || continue
-		echo "$pid"
-		sng_children "$pid"
-	done
+	kill -STOP -- "-$sng" 2>/dev/null || true
 }
 
 # stop_stressng: after the final counters, stress-ng let go and ended
-# (SIGTERM and SIGCONT; SIGKILL after 30 s), its last lines on the result
-# channel.
+# (SIGTERM to stress-ng itself, which stops its stressors in order; SIGCONT
+# to its group; SIGKILL to the group after 30 s), its last lines on the
+# result channel.
 stop_stressng() {
 	[ -n "$sng" ] || return 0
-	kids=$(sng_children "$sng")
 	kill -TERM "$sng" 2>/dev/null || true
-	for p in $sng $kids; do
-		kill -CONT "$p" 2>/dev/null || true
-	done
+	kill -CONT -- "-$sng" 2>/dev/null || true
 	i=0
 	while kill -0 "$sng" 2>/dev/null && [ "$i" -lt 30 ]; do
 		sleep 1
 		i=$((i + 1))
 	done
-	# shellcheck disable=SC2086 # kids is a list of pids
-	kill -KILL "$sng" $kids 2>/dev/null || true
+	kill -KILL -- "-$sng" 2>/dev/null || true
 	wait "$sng" || true
 	tail -n 20 /tmp/stressng.out | sed 's/^/stressng: out /' >"$RESULT"
 	sng=""
@@ -267,27 +237,20 @@ stop_stressng() {
 # report how it went; sets holder.
 fragment() {
 	pick_disk
-	sng=""
-	if [ "$1" = stressng ]; then
-		frag_rc=0
-		fragment_stressng "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
-		cat /tmp/frag.out
-		sed 's/^/  /' /tmp/frag.out >"$RESULT"
-		out "bench: fragment_rc $frag_rc"
-		holder=""
-		return
-	fi
-	# The fragmenter wants one page of cache per read: no readahead while
-	# it opens the disk (a file takes the device's readahead at open).
-	ra=$(blockdev --getra /dev/vda)
-	blockdev --setra 0 /dev/vda
-	frag_rc=0
-	if [ "$1" = 0 ]; then
-		echo "fragmenter: skipped (lab.frag=0)" >/tmp/frag.out
-	else
+	sng="" frag_rc=0
+	case $1 in
+	0) echo "fragmenter: skipped (lab.frag=0)" >/tmp/frag.out ;;
+	stressng) fragment_stressng "$2" >/tmp/frag.out 2>&1 || frag_rc=$? ;;
+	*)
+		# The fragmenter wants one page of cache per read: no readahead
+		# while it opens the disk (a file takes the device's readahead at
+		# open).
+		ra=$(blockdev --getra /dev/vda)
+		blockdev --setra 0 /dev/vda
 		"$BIN/fragmenter" -D -d "$DISK" -s "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
-	fi
-	blockdev --setra "$ra" /dev/vda
+		blockdev --setra "$ra" /dev/vda
+		;;
+	esac
 	cat /tmp/frag.out
 	sed 's/^/  /' /tmp/frag.out | grep -v '^  fragmenter: buddyinfo' >"$RESULT" || true
 	out "bench: fragment_rc $frag_rc"

@@ -38,6 +38,9 @@
  * and the parent exits 0 on success, 1 if the state was not reached;
  * without -D the program itself holds until signalled.
  * Output: "fragmenter: key value" lines and buddyinfo copies.
+ * With -r it only prints the biggest zone's state line ("fragmenter: after
+ * zone ...") and exits: the report of guest/jobs/bench.sh's stress-ng
+ * states, in the same format and from the same reader.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -703,7 +706,8 @@ static void usage(const char *argv0)
 	fprintf(stderr,
 		"usage: %s [-d disk] [-T tmpdir] [-c pagecache_frac] [-A anon_max]\n"
 		"          [-F free_mult] [-P max_ge3_pct] [-R rounds] [-D] [-t hold_secs]\n"
-		"          [-w ready_file] [-s seed]\n", argv0);
+		"          [-w ready_file] [-s seed]\n"
+		"       %s -r   (print the biggest zone's state line and exit)\n", argv0, argv0);
 	exit(2);
 }
 
@@ -724,8 +728,12 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char r;
 
-	while ((c = getopt(argc, argv, "d:T:c:A:F:P:R:Dt:w:s:")) != -1) {
+	while ((c = getopt(argc, argv, "d:T:c:A:F:P:R:Dt:w:s:r")) != -1) {
 		switch (c) {
+		case 'r':
+			/* The state line alone, for a fragmenter not ours. */
+			print_state("after");
+			return 0;
 		case 'd':
 			opt.disk = optarg;
 			break;
