@@ -21,8 +21,16 @@
  *   3. vm.watermark_ladder_reserve_kbytes=0 with a reserve standing: every
  *      reserve reads 0 at once (the cap applies when read).
  *   4. A change of vm.watermark_ladder_order (3 to 4) forgets every reserve.
+ *      With ten failures or more the reserve, doubled by each, must have
+ *      reached half its cap at least once.
  *   5. Decay: after 3 s of demand, the largest reserve R0; after
  *      two half-lives (2 s each) and a margin, at most R0 / 2 is left.
+ *   6. Hold: grow a reserve R0 on a fragmented zone, then end the
+ *      fragmenter so the ring's requests are served, and keep the ring
+ *      going for two half-lives and a margin: served demand holds the
+ *      reserve, so more than R0 / 2 is left. A request that fails in
+ *      that time grows the reserve itself: then the hold is not tested
+ *      (a skip with the count, not a pass).
  *
  * Skips (exit 4) without the series, the virtio disk (the fragmenter reads
  * it: boot with scripts/boot.sh --disk) or the module. A phase 2 without a
@@ -59,6 +67,7 @@ struct reserves {
 	int nladder;		/* zones that print ladder lines or a reserve */
 	long max;		/* largest reserve in pages, -1 if none shown */
 	int over_cap;		/* zones whose reserve exceeds its cap */
+	long cap;		/* largest cap of a zone showing a reserve */
 };
 
 static void read_reserves(struct reserves *r, long cap_kb)
@@ -76,6 +85,8 @@ static void read_reserves(struct reserves *r, long cap_kb)
 		if (z[i].reserve > r->max)
 			r->max = z[i].reserve;
 		cap = ladder_reserve_cap(&z[i], cap_kb);
+		if (z[i].reserve >= 0 && cap > r->cap)
+			r->cap = cap;
 		if (cap_kb >= 0 && z[i].reserve > cap) {
 			ksft_print_msg("zone %s: reserve %ld pages over its cap %ld\n",
 				       z[i].name, z[i].reserve, cap);
@@ -155,7 +166,7 @@ int main(void)
 		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
 	if (read_ladder_counters(a) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
-	ksft_set_plan(9);
+	ksft_set_plan(11);
 
 	snprintf(params, sizeof(params),
 		 "order=3 rate=%ld ring=%ld drain_ms=1000 duration_ms=3600000",
@@ -200,6 +211,14 @@ int main(void)
 		ksft_test_result_skip("L=3: no request failed (%lld), growth not tested\n",
 				      fails);
 	}
+	if (fails >= 10) {
+		read_reserves(&r, cap_kb);
+		ksft_test_result(r.cap > 0 && peak.max >= r.cap / 2,
+				 "L=3: %lld failures double the reserve to %ld pages (cap %ld)\n",
+				 fails, peak.max, r.cap);
+	} else {
+		ksft_test_result_skip("L=3: %lld failures, too few to test doubling\n", fails);
+	}
 	ksft_test_result(peak.nladder > 0 && !peak.over_cap,
 			 "L=3: every reserve within its cap (%d zones over it)\n",
 			 peak.over_cap);
@@ -236,6 +255,33 @@ int main(void)
 				 "the reserve decays: %ld pages, %ld 4.5 s later\n", r0, r.max);
 	else
 		ksft_test_result_skip("no reserve to watch decay (%ld)\n", r0);
+
+	/* 6: served demand holds the reserve */
+	fragment("hold", 3);
+	err = write_text(RXRING_CONTROL, "start");
+	if (err)
+		ksft_print_msg("hold: rxring start: %s\n", strerror(-err));
+	sleep_s(3);
+	read_reserves(&r, cap_kb);
+	r0 = r.max;
+	fails = rxring_stat("failures");
+	stop_holder(holder);
+	holder = -1;
+	sleep_s(4.5);
+	read_reserves(&r, cap_kb);
+	fails = rxring_stat("failures") - fails;
+	ksft_print_msg("hold: reserve %ld pages, %ld after 4.5 s of served demand; attempts %lld, %lld failed meanwhile\n",
+		       r0, r.max, rxring_stat("attempts"), fails);
+	write_text(RXRING_CONTROL, "stop");
+	if (r0 <= 0 || err)
+		ksft_test_result_skip("no reserve to hold (%ld)\n", r0);
+	else if (fails)
+		ksft_test_result_skip("%lld requests failed after the fragmenter ended: hold not tested\n",
+				      fails);
+	else
+		ksft_test_result(r.max > r0 / 2,
+				 "served demand holds the reserve: %ld pages, %ld 4.5 s later\n",
+				 r0, r.max);
 
 	ksft_test_result(frag_ok, "zone fragmented before each phase\n");
 	stop_holder(holder);
