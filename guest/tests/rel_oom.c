@@ -22,8 +22,11 @@
  *    diagnostic.
  *
  * Pass rule: the OOM kills (oom_kill delta, and children killed by
- * SIGKILL) with L=3 equal those with L=0, and the child of every round
- * reached the edge. Zero where stock has zero follows. Sysctls restored.
+ * SIGKILL) with L=3 are no more than those with L=0, and the child of
+ * every round reached the edge. Zero where stock has zero follows. Not
+ * equality: at the edge a stock round is sometimes killed on its own
+ * (seen once in 2026-12: round 2, L=0, no rxring failure, no reserve),
+ * which says nothing about the ladder. Sysctls restored.
  * Skips without the series or the module.
  */
 #define _GNU_SOURCE
@@ -203,9 +206,9 @@ int main(void)
 	lab_restore_sysctls();
 
 	ksft_test_result(all_filled, "every round filled memory to the edge\n");
-	ksft_test_result(oom_on == oom_off, "oom_kill: L=3 %lld == L=0 %lld (2 rounds each)\n",
+	ksft_test_result(oom_on <= oom_off, "oom_kill: L=3 %lld <= L=0 %lld (2 rounds each)\n",
 			 oom_on, oom_off);
-	ksft_test_result(kill_on == kill_off, "children OOM-killed: L=3 %d == L=0 %d\n",
+	ksft_test_result(kill_on <= kill_off, "children OOM-killed: L=3 %d <= L=0 %d\n",
 			 kill_on, kill_off);
 	err = kmsg_first_splat(marker, splat, sizeof(splat)) != NULL;
 	ksft_test_result(!err, "no kernel splat logged%s%s\n", err ? ": " : "", err ? splat : "");
