@@ -9,7 +9,8 @@ counters, CPU, "== end"), "rxring: key value" lines and the streaming
 reader's "streamread:" line. With demand=tcp, instead of the ring: a
 "== hist" block (the hist triggers on kmem:mm_page_alloc: allocations of
 order > 0 by order and gfp mask, all and failed) and a "== iperf3" block
-(iperf3's JSON).
+(iperf3's JSON). With the THP user (thp=MiB): "thpuser: key value" lines
+(guest/tools/thpuser.c).
 
 parse_run(path) -> dict with 'summary' (metric -> number) and 'series'
 (list of per-snapshot dicts).  Run as a script, prints the summary of
@@ -43,7 +44,8 @@ VMSTAT_DELTAS = [
     "workingset_refault_file", "allocstall_normal", "allocstall_dma32",
     "kswapd_low_wmark_hit_quickly", "kswapd_high_wmark_hit_quickly",
     "kswapd_ladder_wake", "kswapd_ladder_met", "kswapd_ladder_giveup",
-    "alloc_nowait_highorder_fail",
+    "alloc_nowait_highorder_fail", "thp_fault_alloc", "thp_fault_fallback",
+    "allocstall_movable",
 ]
 
 
@@ -111,6 +113,33 @@ def hist_summary(lines):
     return out
 
 
+def thp_summary(t):
+    """The THP user's figures: huge pages got, fallbacks, and its first
+    touches' latency (mean, p99 from the log2 histogram, max, over 1 ms)."""
+    out = {}
+    if "chunks" not in t:
+        return out
+    out["thp_chunks"] = t["chunks"]
+    out["thp_huge"] = t.get("huge", 0)
+    out["thp_fallback"] = t.get("fallback", 0)
+    asked = out["thp_huge"] + out["thp_fallback"]
+    if asked:
+        out["thp_success_pct"] = 100.0 * out["thp_huge"] / asked
+    out["thp_slow_1ms"] = t.get("slow_1ms", 0)
+    if t["chunks"]:
+        out["thp_lat_mean_us"] = t.get("lat_sum_ns", 0) / t["chunks"] / 1000.0
+    out["thp_lat_max_ms"] = t.get("lat_max_ns", 0) / 1e6
+    lat = {int(k[9:]): v for k, v in t.items() if k.startswith("lat_log2_")}
+    total = sum(lat.values())
+    acc = 0
+    for bkt in sorted(lat):
+        acc += lat[bkt]
+        if acc * 100 >= total * 99:
+            out["thp_lat_p99_us"] = 2 ** (bkt + 1) / 1000.0
+            break
+    return out
+
+
 def iperf3_summary(text):
     """Throughput and retransmits from iperf3's JSON (guest time)."""
     out = {}
@@ -138,6 +167,7 @@ def parse_run(path):
     blocks = {"begin": {}, "final": {}}
     cpu = {"begin": {}, "final": {}}
     rx = {}
+    thp = {}
     section = None      # begin / final / snap
     sub = None          # buddyinfo / vmstat / zoneinfo / rxring / cpu
     snap = None
@@ -158,7 +188,7 @@ def parse_run(path):
                 if len(parts) >= 3 and parts[1] in ("start", "stop", "fragment_rc",
                                                     "secs", "memtotal_kb", "nudge",
                                                     "ready_at", "restored",
-                                                    "stressng_alive"):
+                                                    "stressng_alive", "thp_rc"):
                     summary[parts[1]] = float(parts[2])
                 elif len(parts) >= 4 and parts[1] == "sysctl":
                     summary["sysctl " + parts[2]] = parts[3]
@@ -180,6 +210,10 @@ def parse_run(path):
             m = re.match(r"net: (begin_)?(\w+) (-?\d+)$", s)
             if m:
                 net["begin" if m.group(1) else "final"][m.group(2)] = int(m.group(3))
+                continue
+            m = re.match(r"thpuser: (\w+) (\d+)$", s)
+            if m:
+                thp[m.group(1)] = int(m.group(2))
                 continue
             if s.startswith("rxring: "):
                 parts = s.split()
@@ -255,6 +289,7 @@ def parse_run(path):
             summary["net_" + k] = v - net["begin"][k]
     if blockbuf["iperf3"]:
         summary.update(iperf3_summary("\n".join(blockbuf["iperf3"])))
+    summary.update(thp_summary(thp))
     b, e = blocks["begin"], blocks["final"]
     for k in VMSTAT_DELTAS:
         if k in b and k in e:

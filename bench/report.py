@@ -85,6 +85,28 @@ TCP_METRICS = [
     "alloc_nowait_highorder_fail")]
 
 
+# With the THP user beside the demand (a set's thp= line, on the THP guest):
+# what THP faults got and waited for, and direct compaction.
+THP_METRICS = [
+    ("thp_success_pct", "THP faults served with a huge page, %", None),
+    ("thp_fallback", "THP faults fallen back to 4 KiB pages", 1.0),
+    ("thp_huge", "THP faults served with a huge page", 1.0),
+    ("thp_lat_mean_us", "THP first-touch latency, mean us (guest time)", 0.0),
+    ("thp_lat_p99_us", "THP first-touch latency, p99 us (log2 bucket top)", 0.0),
+    ("thp_lat_max_ms", "THP first-touch latency, max ms", 0.0),
+    ("thp_slow_1ms", "THP first touches over 1 ms", 1.0),
+    ("compact_stall", "direct compaction stalls", 1.0),
+    ("compact_fail", "direct compactions that failed", 1.0),
+    ("compact_success", "direct compactions that succeeded", 1.0),
+    ("highatomic_blocks", "HighAtomic pageblocks at the end", 1.0),
+]
+THP_TABLE_COLS = [
+    ("thp_success_pct", "THP huge %"),
+    ("thp_lat_p99_us", "THP p99 us"),
+    ("compact_stall", "compact stalls"),
+]
+
+
 def read_manifest(outdir):
     meta = {}
     path = os.path.join(outdir, "manifest.tsv")
@@ -324,6 +346,21 @@ def use_demand(demand):
     TABLE_COLS = TCP_TABLE_COLS
     NOISE_METRICS = ["tcp_mbit_s", "daemons_cpu_s", "workingset_refault_file",
                      "free_mib_mean"]
+
+
+def use_thp(thp_mib):
+    """With the THP user, its metrics join the demand's, and its huge-page
+    success, latency and the compaction stalls join the table."""
+    global METRICS, METRIC_ADD, TABLE_COLS, NOISE_METRICS
+    if not thp_mib or thp_mib == "0":
+        return
+    have = {m for m, _, _ in METRICS}
+    METRICS = METRICS + [m for m in THP_METRICS if m[0] not in have]
+    METRIC_ADD = {m: a for m, _, a in METRICS}
+    TABLE_COLS = TABLE_COLS[:2] + THP_TABLE_COLS + [
+        c for c in TABLE_COLS[2:] if c[0] not in ("first_fill_failures", "steady_failures",
+                                                   "reader_mib_s", "frag3_attempts")]
+    NOISE_METRICS = NOISE_METRICS + ["thp_fallback", "thp_lat_mean_us", "compact_stall"]
 
 
 def write_table(outdir, configs, summ, meta, notes):
@@ -616,6 +653,7 @@ def main(argv):
     meta = read_manifest(outdir)
     ANY_STATE = meta.get("any_state") == "1"
     use_demand(meta.get("demand", "rx"))
+    use_thp(meta.get("thp_mib", "0"))
     control = meta.get("control", "ladder-off")
     runs = collect(outdir)
     if not runs:

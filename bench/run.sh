@@ -6,7 +6,11 @@
 #                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-o OUTDIR]
 #                     [-F] [-a]
 #   -s SET       bench/sets/SET lists the configurations (default: run); a
-#                line demand=NAME there sets the set's demand
+#                line demand=NAME there sets the set's demand, frag=stressng
+#                its fragmenter, kernel=thp runs every configuration on the
+#                THP guest (variant patched-thp or baseline-thp: 2 MiB
+#                pageblocks, kconfig/thp.config), thp=MiB adds the THP user
+#                (guest/tools/thpuser.c, MiB per cycle) beside the demand
 #   -d DEMAND    what makes the high-order demand (guest/jobs/bench.sh):
 #                rx (default: the RX ring, module/rxring.ko), tcp (iperf3
 #                over loopback TCP: the kernel's page-frag refills) or net
@@ -100,6 +104,16 @@ mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfi
 [ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
 [ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
 set_frag=$(sed -n 's/^frag=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
+set_kernel=$(sed -n 's/^kernel=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
+set_thp=$(sed -n 's/^thp=\([0-9]*\).*/\1/p' "$setfile" | tail -n 1)
+case ${set_kernel:-} in
+'' | thp) ;;
+*) die "set '$set_name': unknown kernel=$set_kernel (thp: the THP guest)" ;;
+esac
+set_thp=$((10#${set_thp:-0}))
+if [ "$set_thp" != 0 ] && [ "$set_kernel" != thp ]; then
+	die "set '$set_name': thp=$set_thp needs kernel=thp (the other guests have no THP)"
+fi
 case ${set_frag:-1} in
 1 | stressng) ;;
 *) die "set '$set_name': unknown frag=$set_frag (1: the lab's fragmenter, stressng: stress-ng)" ;;
@@ -122,6 +136,22 @@ conf_frag() {
 	local f
 	f=$(conf_get "$1" frag)
 	echo "${f:-${set_frag:-1}}"
+}
+
+# conf_variant NAME: the kernel variant configuration NAME runs on: its
+# variant=, on the THP guest (-thp) when the set says kernel=thp.
+conf_variant() {
+	local v
+	v=$(conf_get "$1" variant)
+	[ -n "$v" ] || die "bench/configs/$1.conf has no variant="
+	if [ -z "$set_kernel" ]; then
+		echo "$v"
+		return
+	fi
+	case $v in
+	patched | baseline) echo "$v-$set_kernel" ;;
+	*) die "set '$set_name' (kernel=$set_kernel): $1 runs on variant $v, which has no -$set_kernel form" ;;
+	esac
 }
 
 # conf_get NAME KEY [DEFAULT]: KEY=value from bench/configs/NAME.conf.
@@ -181,7 +211,7 @@ net_client() {
 # boot_append VARIANT FRAG SEED: the kernel command line of a save.
 boot_append() {
 	local a="kunit.enable=0 tsc=reliable lab.frag=$2 lab.seed=$3"
-	[ "$1" = baseline ] || a="$a sysctl.vm.watermark_ladder_order=0"
+	case $1 in baseline*) ;; *) a="$a sysctl.vm.watermark_ladder_order=0" ;; esac
 	echo "$a"
 }
 
@@ -364,7 +394,7 @@ state_dir() {
 # how much a run depends on such a shift).
 restore_run() {
 	local cfg=$1 name=$2 seed=$3 nudge=$4 v frag dir stem run rc=0
-	v=$(conf_get "$cfg" variant)
+	v=$(conf_variant "$cfg")
 	frag=$(conf_frag "$cfg")
 	dir=$(state_dir "$v")
 	stem=$dir/$frag-$seed
@@ -389,7 +419,7 @@ restore_run() {
 	# The state was saved paused: it arrives paused, and is let go here.
 	"$PYTHON" "$BENCH/state.py" resume --qmp "$tmpdir/$run.qmp" --timeout 600 --pid "$qemu" \
 		--go-file "$tmpdir/$run.mem" \
-		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) demand=$demand sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
+		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) demand=$demand thp=$set_thp sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
 	wait "$qemu" || rc=$?
 	if [ -n "$client" ]; then
 		kill "$client" 2>/dev/null || true
@@ -450,6 +480,8 @@ write_manifest() {
 		echo "settle	$settle"
 		echo "mem_mib	$MEM"
 		echo "frag	${set_frag:-1}"
+		echo "kernel	${set_kernel:-default}"
+		echo "thp_mib	$set_thp"
 		echo "icount	$ICOUNT"
 		echo "rtc	clock=vm"
 		echo "jobs	$jobs"
@@ -495,8 +527,7 @@ main() {
 
 	variants=()
 	for cfg in "${configs[@]}"; do
-		v=$(conf_get "$cfg" variant)
-		[ -n "$v" ] || die "bench/configs/$cfg.conf has no variant="
+		v=$(conf_variant "$cfg")
 		case " ${variants[*]} " in *" $v "*) ;; *) variants+=("$v") ;; esac
 	done
 	for v in "${variants[@]}"; do
@@ -510,7 +541,7 @@ main() {
 	# NSTATES seeds, whatever they reached), trying at most 3 x NSTATES.
 	local -A need=() seeds=()
 	for cfg in "${configs[@]}"; do
-		need["$(conf_get "$cfg" variant) $(conf_frag "$cfg")"]=1
+		need["$(conf_variant "$cfg") $(conf_frag "$cfg")"]=1
 	done
 	say "saving states: ${#need[@]} kind(s) x $nstates (saved ones are reused)"
 	local next good tried
@@ -567,7 +598,7 @@ main() {
 	local i
 	for i in $(seq 1 "$nstates"); do
 		for cfg in "${configs[@]}"; do
-			k="$(conf_get "$cfg" variant) $(conf_frag "$cfg")"
+			k="$(conf_variant "$cfg") $(conf_frag "$cfg")"
 			seed=$(awk -v i="$i" '{ print $i }' <<<"${seeds[$k]}")
 			spawn "$cfg seed $seed" restore_run "$cfg" "$cfg" "$seed" 0
 			if [ "$cfg" = "$CONTROL" ]; then

@@ -64,6 +64,18 @@ assert not report.counted(run)
 PY
 result "$rc" "bench parse: stress-ng's state report and liveness; a run without stress-ng alive is not counted"
 
+# The THP user (set thp, on the THP guest): what its faults got and waited
+# for, read back from the THP fixture (control run, 10 s: 544 chunks, 529
+# huge, 15 fell back; first touches up to 274 ms; 83 direct compactions).
+rc=0
+"$PYTHON" "$BENCH/parse.py" "$FIX/thp-ladder-off.1.result" >"$LOGS/selftest-thp.txt" || rc=1
+for kv in "thp_chunks	544" "thp_huge	529" "thp_fallback	15" "thp_fault_alloc	529" \
+	"thp_rc	0.0" "compact_stall	83" "thp_lat_p99_us	268435.456" "thp_slow_1ms	539"; do
+	grep -qx "$kv" "$LOGS/selftest-thp.txt" || rc=1
+done
+grep -q '^thp_success_pct	97\.2' "$LOGS/selftest-thp.txt" || rc=1
+result "$rc" "bench parse: the THP user's huge pages, fallbacks and first-touch latency"
+
 # The gfp bits bench/parse.py classifies page-frag refills by are the tree's.
 rc=0
 "$PYTHON" -c '
@@ -155,6 +167,21 @@ for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-d udp" "-m 100" "-p 9" "-s c
 		result 0 "bench/run.sh $args: one error line, exit $rc"
 	else
 		result 1 "bench/run.sh $args: rc=$rc, output: $(head -c 200 "$out/bad.txt")"
+	fi
+done
+
+# A set whose lines cannot be run is refused the same way: a THP user on a
+# guest without THP, a kernel kind that does not exist.
+for lines in "thp=32" "kernel=xyz"; do
+	set_file=$BENCH/sets/.selftest-$$
+	printf '%s\nladder-off\n' "$lines" >"$set_file"
+	rc=0
+	"$BENCH/run.sh" -s ".selftest-$$" >"$out/bad.txt" 2>&1 || rc=$?
+	rm -f "$set_file"
+	if [ "$rc" != 0 ] && [ "$(wc -l <"$out/bad.txt")" = 1 ] && grep -q "error: set '.selftest-$$'" "$out/bad.txt"; then
+		result 0 "bench/run.sh: a set with '$lines' is refused in one error line"
+	else
+		result 1 "bench/run.sh: a set with '$lines': rc=$rc, output: $(head -c 200 "$out/bad.txt")"
 	fi
 done
 

@@ -4,10 +4,12 @@
 #   patched   build/src/linux (base + series), boot + test fragments
 #   baseline  build/src/linux-base (base only), same fragments
 #   debug     build/src/linux + kconfig/debug.config
+#   patched-thp, baseline-thp
+#             as patched and baseline + kconfig/thp.config (the THP guest)
 # Holds build/obj/<variant>.lock for the whole build, so concurrent callers
 # (the lead, the bench, make check) wait instead of clobbering each other.
 #
-# usage: scripts/build-kernel.sh patched|baseline|debug
+# usage: scripts/build-kernel.sh patched|baseline|debug|patched-thp|baseline-thp
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -62,7 +64,7 @@ build_modules() {
 }
 
 main() {
-	local variant=${1:?usage: build-kernel.sh patched|baseline|debug} src obj t0
+	local variant=${1:?usage: build-kernel.sh patched|baseline|debug|patched-thp|baseline-thp} src obj t0
 	src=$(variant_src "$variant")
 	obj=$OBJ/$variant
 	[ -d "$src" ] || die "$src missing: run scripts/tree.sh first"

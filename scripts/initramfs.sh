@@ -14,7 +14,7 @@
 # The archive is written with the tree's usr/gen_init_cpio from a file list,
 # so no root or device nodes are needed on the host.
 #
-# usage: scripts/initramfs.sh patched|baseline|debug
+# usage: scripts/initramfs.sh patched|baseline|debug|patched-thp|baseline-thp
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -97,7 +97,7 @@ file_list() {
 }
 
 main() {
-	local variant=${1:?usage: initramfs.sh patched|baseline|debug} src bindir tool list
+	local variant=${1:?usage: initramfs.sh patched|baseline|debug|patched-thp|baseline-thp} src bindir tool list
 	src=$(variant_src "$variant")
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX missing (apt-get install busybox-static)"
 	need_space "$OUT" 64 "the $variant initramfs"

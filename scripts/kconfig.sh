@@ -1,7 +1,8 @@
 #!/bin/bash
 # Write the .config of a kernel variant into its obj dir:
 #   tinyconfig + kconfig/boot.config + kconfig/test.config + kconfig/net.config
-#   [+ kconfig/debug.config]
+#   [+ kconfig/debug.config (debug) | kconfig/thp.config (patched-thp,
+#   baseline-thp)]
 # merged with the tree's merge_config.sh (required options last), then
 # olddefconfig. Every requested option must land, or this fails naming it;
 # only symbols the tree does not define at all (e.g. the ladder KUnit test in
@@ -18,14 +19,19 @@ fragments() {
 	echo "$LAB_ROOT/kconfig/boot.config"
 	echo "$LAB_ROOT/kconfig/test.config"
 	echo "$LAB_ROOT/kconfig/net.config"
-	[ "$1" = debug ] && echo "$LAB_ROOT/kconfig/debug.config"
-	return 0
+	case $1 in
+	debug) echo "$LAB_ROOT/kconfig/debug.config" ;;
+	*-thp) echo "$LAB_ROOT/kconfig/thp.config" ;;
+	esac
 }
 
-# requested FRAGMENT...: "SYMBOL VALUE" per option line (VALUE n = not set).
+# requested FRAGMENT...: "SYMBOL VALUE" per option (VALUE n = not set); a
+# symbol set by more than one fragment takes the last one's value, as
+# merge_config.sh does (thp.config turns on what net.config leaves off).
 requested() {
 	sed -n -e 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)/\1 \2/p' \
-		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 n/p' "$@"
+		-e 's/^# \(CONFIG_[A-Za-z0-9_]*\) is not set/\1 n/p' "$@" |
+		awk '!($1 in v) { k[++n] = $1 } { v[$1] = $2 } END { for (i = 1; i <= n; i++) print k[i], v[k[i]] }'
 }
 
 # known_symbols SRC: every Kconfig symbol the tree defines.

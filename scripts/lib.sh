@@ -52,10 +52,10 @@ timed() {
 # variant_src VARIANT: the source tree a kernel variant is built from.
 variant_src() {
 	case $1 in
-	patched | debug) echo "$TREE" ;;
-	baseline) echo "$BASE_TREE" ;;
+	patched | debug | patched-thp) echo "$TREE" ;;
+	baseline | baseline-thp) echo "$BASE_TREE" ;;
 	series) echo "$SRC/linux-series" ;;
-	*) die "unknown variant '$1' (patched, baseline, debug or series)" ;;
+	*) die "unknown variant '$1' (patched, baseline, debug, series, patched-thp or baseline-thp)" ;;
 	esac
 }
 

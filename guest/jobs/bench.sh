@@ -21,6 +21,11 @@
 #        mergeable RX buffers (GFP_ATOMIC page frags) from softirq: the
 #        real RX ring rxring.ko stands for. The host's timing enters here:
 #        these runs do not replay exactly.
+#      and, when the go line says thp=MiB (sets with a thp= line; the THP
+#      guest of kconfig/thp.config),
+#        thpuser    maps MiB of anonymous memory with MADV_HUGEPAGE, touches
+#                   it, unmaps it, every THP_PAUSE_MS: huge-page faults that
+#                   enter direct reclaim and compaction (guest/tools/thpuser.c)
 #      and
 #        streamread streams a file through the page cache (/mnt/big on the
 #                   ext2 disk: movable page cache; see pick_disk)
@@ -35,7 +40,8 @@
 #   lab.frag=stressng     Debian's stress-ng instead of the lab's fragmenter
 #                         (fragment_stressng)
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
-# "== snap" and "== end", "rxring: key value", "streamread: ..." lines;
+# "== snap" and "== end", "rxring: key value", "streamread: ..." lines,
+# "thpuser: key value" lines (thp=MiB);
 # demand=tcp and net: "== hist" (the hist file) and "== iperf3" (its JSON)
 # blocks; net also "net: [begin_]KEY N" (the interface's RX statistics).
 set -eu
@@ -50,6 +56,8 @@ RX_ORDER=3
 RX_RATE=2000
 RX_RING=512
 RX_DRAIN_MS=1000
+THP_PAUSE_MS=100
+thpu=""
 
 # shellcheck disable=SC1091 # /lab/lib/cmdline.sh is guest/lib/cmdline.sh
 . /lab/lib/cmdline.sh
@@ -268,8 +276,8 @@ go_field() {
 # and saves the whole guest (bench/state.py) once "bench: state-ready" is
 # out, then restores it once per configuration, writing into that memory,
 # before the guest runs again, a line
-#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 demand=rx|tcp|net sysctl=K=V,K=V
-# Sets cfg, nudge, sysctls, secs, settle, sg, demand.
+#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 demand=rx|tcp|net thp=MiB sysctl=K=V,K=V
+# Sets cfg, nudge, sysctls, secs, settle, sg, demand, thp.
 wait_for_go() {
 	line=$("$BIN/waitgo")
 	cfg=$(go_field "$line" cfg unnamed)
@@ -278,6 +286,7 @@ wait_for_go() {
 	settle=$(go_field "$line" settle 5)
 	sg=$(go_field "$line" sg 0)
 	demand=$(go_field "$line" demand rx)
+	thp=$(go_field "$line" thp 0)
 	sysctls=$(go_field "$line" sysctl "")
 }
 
@@ -290,6 +299,31 @@ header() {
 	out "bench: demand $demand"
 	[ "$demand" != rx ] ||
 		out "bench: rxring order $RX_ORDER sg $sg rate $RX_RATE ring $RX_RING drain_ms $RX_DRAIN_MS"
+	[ "$thp" = 0 ] || out "bench: thpuser mib $thp pause_ms $THP_PAUSE_MS"
+}
+
+# start_thpuser: the THP user beside the demand (thp=MiB); sets thpu.
+start_thpuser() {
+	thpu=""
+	[ "$thp" != 0 ] || return 0
+	"$BIN/thpuser" -m "$thp" -p "$THP_PAUSE_MS" -t $((secs + 60)) >/tmp/thp.out 2>&1 &
+	thpu=$!
+}
+
+# stop_thpuser: the THP user stopped (it finishes its cycle and reports);
+# a THP user that failed (no huge pages to be had at all) fails the run.
+stop_thpuser() {
+	[ -n "$thpu" ] || return 0
+	kill "$thpu" 2>/dev/null || true
+	thp_rc=0
+	wait "$thpu" || thp_rc=$?
+	thpu=""
+	out "bench: thp_rc $thp_rc"
+	cat /tmp/thp.out >"$RESULT"
+	if [ "$thp_rc" != 0 ]; then
+		out "bench: error thpuser failed: $(head -n 2 /tmp/thp.out | tr '\n' ' ')"
+		exit 1
+	fi
 }
 
 # highatomic_blocks: pageblocks reserved as MIGRATE_HIGHATOMIC, all zones
@@ -309,10 +343,11 @@ begin_block() {
 	out "== end"
 }
 
-# stop_load: the streaming reader and the monitor stopped, in that order,
-# before the final counters: the monitor writes to the same channel, and a
-# snapshot in the middle of the final block would cut it.
+# stop_load: the THP user, the streaming reader and the monitor stopped,
+# in that order, before the final counters: the monitor writes to the same
+# channel, and a snapshot in the middle of the final block would cut it.
 stop_load() {
+	stop_thpuser
 	kill "$reader"
 	wait "$reader" || true
 	touch /tmp/bench.stop
@@ -340,6 +375,7 @@ run_rx() {
 	mon=$!
 	"$BIN/streamread" -d "$DISK" -o 1024 -t $((secs + 60)) >/tmp/stream.out 2>&1 &
 	reader=$!
+	start_thpuser
 	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
 	echo start >"$DBG/control"
 	while grep -q '^state running' "$DBG/stats"; do
@@ -432,6 +468,7 @@ run_tcp() {
 	server=$!
 	wait_listening "$server"
 	hist_start
+	start_thpuser
 	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
 	tcp_rc=0
 	"$IPERF3" -c 127.0.0.1 -t "$secs" -i 0 -J >/tmp/iperf3.json 2>/tmp/iperf3.err || tcp_rc=$?
