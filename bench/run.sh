@@ -111,6 +111,9 @@ case ${set_kernel:-} in
 *) die "set '$set_name': unknown kernel=$set_kernel (thp: the THP guest)" ;;
 esac
 set_thp=$((10#${set_thp:-0}))
+if [ "$set_thp" != 0 ] && { [ "$set_thp" -lt 2 ] || [ "$set_thp" -gt 4096 ] || [ $((set_thp % 2)) != 0 ]; }; then
+	die "set '$set_name': thp=$set_thp must be an even number of MiB, 2..4096 (whole 2 MiB chunks)"
+fi
 if [ "$set_thp" != 0 ] && [ "$set_kernel" != thp ]; then
 	die "set '$set_name': thp=$set_thp needs kernel=thp (the other guests have no THP)"
 fi

@@ -171,10 +171,12 @@ for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-d udp" "-m 100" "-p 9" "-s c
 done
 
 # A set whose lines cannot be run is refused the same way: a THP user on a
-# guest without THP, a kernel kind that does not exist.
-for lines in "thp=32" "kernel=xyz"; do
+# guest without THP, a kernel kind that does not exist, a THP user of odd
+# MiB (it maps whole 2 MiB chunks).
+for lines in "thp=32" "kernel=xyz" "kernel=thp thp=3"; do
 	set_file=$BENCH/sets/.selftest-$$
-	printf '%s\nladder-off\n' "$lines" >"$set_file"
+	# shellcheck disable=SC2086 # one set line per word
+	printf '%s\nladder-off\n' $lines >"$set_file"
 	rc=0
 	"$BENCH/run.sh" -s ".selftest-$$" >"$out/bad.txt" 2>&1 || rc=$?
 	rm -f "$set_file"

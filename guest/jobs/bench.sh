@@ -522,6 +522,7 @@ run_net() {
 	wait_listening "$server"
 	net_counters "$dev" | sed 's/^net: /net: begin_/' >"$RESULT"
 	hist_start
+	start_thpuser
 	out "bench: start $(cut -d' ' -f1 /proc/uptime)"
 	out "bench: net-ready"
 	i=0

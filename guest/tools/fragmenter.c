@@ -501,11 +501,12 @@ static void add_big_datagram(void)
 
 /*
  * Step 4: what is left of the free large blocks goes to socket buffers,
- * up to 4% of memory per round (a datagram takes about two pages), or the
- * high watermark's worth of datagrams where that is more: with THP,
- * khugepaged raises min_free_kbytes (5.5x in a 1 GiB guest), steps 2-3
- * leave about four high watermarks free, and 4% of memory no longer covers
- * the large blocks among them.
+ * up to 4% of memory per round (a datagram takes about two pages), or as
+ * many datagrams as the high watermark has pages (about two high
+ * watermarks of memory) where that is more: with THP, khugepaged raises
+ * min_free_kbytes (5.5x in a 1 GiB guest), steps 2-3 leave about four
+ * high watermarks free, and 4% of memory no longer covers the large
+ * blocks among them.
  */
 static void plug(long total_pages)
 {
@@ -600,9 +601,13 @@ static void on_signal(int sig)
  *    khugepaged's min_free_kbytes) kcompactd's proactive compaction
  *    migrates about 5000 pages a second out of the churned holes and the
  *    state never holds for the check; paused (0) while the state is built.
- *    Both are back at their boot values before the state is saved, so every
- *    run starts with the kernel's own defaults and kcompactd resumes
- *    within its 500 ms period.
+ *    Both are back at their boot values before the state is saved (also
+ *    when the fragmenter dies: atexit), so every run starts with the
+ *    kernel's own defaults. Writing proactiveness back wakes kcompactd at
+ *    once, so proactive compaction works on the state from before the save
+ *    and through the settle, in every configuration alike: on the THP
+ *    guest a run measures how the kernel recovers from this state, not the
+ *    state held. A knob the kernel does not have is left alone.
  */
 static const struct {
 	const char *path, *value;
@@ -620,20 +625,33 @@ static void write_knob(const char *path, const char *val)
 		die(path);
 }
 
-/* @on: save each knob and set the fragmenter's value; else put it back. */
-static void pause_knobs(bool on)
+static char knob_saved[NR_KNOBS][32];	/* "" = not changed */
+
+/* Every knob changed is put back; runs at exit too (die() included). */
+static void restore_knobs(void)
 {
-	static char saved[NR_KNOBS][32];
+	size_t i;
+
+	for (i = 0; i < NR_KNOBS; i++) {
+		if (!knob_saved[i][0])
+			continue;
+		write_knob(knobs[i].path, knob_saved[i]);
+		knob_saved[i][0] = 0;
+	}
+}
+
+/* Save each knob the kernel has and set the fragmenter's value. */
+static void pause_knobs(void)
+{
 	size_t i;
 	FILE *f;
 
+	atexit(restore_knobs);
 	for (i = 0; i < NR_KNOBS; i++) {
-		if (!on) {
-			write_knob(knobs[i].path, saved[i]);
-			continue;
-		}
 		f = fopen(knobs[i].path, "r");
-		if (!f || !fgets(saved[i], sizeof(saved[i]), f))
+		if (!f && errno == ENOENT)
+			continue;
+		if (!f || !fgets(knob_saved[i], sizeof(knob_saved[i]), f))
 			die(knobs[i].path);
 		fclose(f);
 		write_knob(knobs[i].path, knobs[i].value);
@@ -719,7 +737,7 @@ static int fragment(void)
 	print_buddyinfo("before");
 	print_state("before");
 	setup(total_pages);
-	pause_knobs(true);
+	pause_knobs();
 	cache_fill(total_pages);
 	print_state("cached");
 	anon_fill(total_pages);
@@ -739,7 +757,7 @@ static int fragment(void)
 		printf("fragmenter: round %d %s\n", round, ok ? "ok" : "not yet");
 	}
 
-	pause_knobs(false);
+	restore_knobs();
 	print_buddyinfo("after");
 	print_state("after");
 	printf("fragmenter: held anon_pages %zu pagecache_pages %zu pt_touches %zu threads %zu\n",

@@ -23,8 +23,9 @@
  *   cycles, chunks, huge, fallback, lat_sum_ns, lat_max_ns,
  *   slow_1ms (first touches over 1 ms), lat_log2_K (first touches of
  *   2^K..2^(K+1) ns).
- * Exits 2 if the kernel cannot give huge pages at all (no THP, or THP
- * "never"): that is not the scenario.
+ * Exits 2 on a kernel without THP (no MADV_HUGEPAGE, no thp_fault_*
+ * counters): that is not the scenario. With THP set to "never" it runs
+ * and reports huge 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
