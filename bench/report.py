@@ -100,9 +100,12 @@ THP_METRICS = [
     ("compact_success", "direct compactions that succeeded", 1.0),
     ("highatomic_blocks", "HighAtomic pageblocks at the end", 1.0),
 ]
+# A header starting with "vs": the metric's ratio to the control, not its
+# median.
 THP_TABLE_COLS = [
     ("thp_success_pct", "THP huge %"),
-    ("thp_lat_p99_us", "THP p99 us"),
+    ("thp_fallback", "vs: THP fallbacks"),
+    ("thp_lat_mean_us", "THP mean us"),
     ("compact_stall", "compact stalls"),
 ]
 
@@ -369,9 +372,9 @@ def write_table(outdir, configs, summ, meta, notes):
         s = summ[cfg]
         n = s.get(MAIN, {}).get("n", 0)
         line = [cfg, str(n)]
-        for i, (metric, _) in enumerate(TABLE_COLS):
+        for i, (metric, head) in enumerate(TABLE_COLS):
             row = s.get(metric)
-            if i == 1:
+            if i == 1 or head.startswith("vs: "):
                 line.append(fmt_ratio(row["cmp"]) if row and row["cmp"] else "control")
             elif i == 0:
                 line.append(cell(row))
@@ -393,6 +396,11 @@ def write_table(outdir, configs, summ, meta, notes):
               "(Welch on the logs, Mann-Whitney), so it can show a difference "
               "from ladder-off but not prove there is none. CPU and refaults "
               "cover the settle and the run, free MiB and reader MiB/s the run.")
+    if any(h.startswith("vs: ") for _, h in TABLE_COLS):
+        legend += (" A column headed \"vs: X\" is X's ratio to the control, read "
+                   "the same way; THP columns are the THP user's faults (huge %, "
+                   "mean first-touch latency in guest us) and the direct "
+                   "compaction stalls.")
     txt += ["", legend, foot] + notes
     with open(os.path.join(outdir, "table.txt"), "w") as f:
         f.write("\n".join(txt) + "\n")

@@ -10,7 +10,10 @@
 #                its fragmenter, kernel=thp runs every configuration on the
 #                THP guest (variant patched-thp or baseline-thp: 2 MiB
 #                pageblocks, kconfig/thp.config), thp=MiB adds the THP user
-#                (guest/tools/thpuser.c, MiB per cycle) beside the demand
+#                (guest/tools/thpuser.c, MiB per cycle) beside the demand,
+#                control=NAME the set's control (default ladder-off): run
+#                CONTROLS times per state, every configuration without its
+#                own control= is compared with it
 #   -d DEMAND    what makes the high-order demand (guest/jobs/bench.sh):
 #                rx (default: the RX ring, module/rxring.ko), tcp (iperf3
 #                over loopback TCP: the kernel's page-frag refills) or net
@@ -105,6 +108,14 @@ mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfi
 [ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
 set_frag=$(sed -n 's/^frag=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
 set_kernel=$(sed -n 's/^kernel=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
+set_control=$(sed -n 's/^control=\([a-z0-9-]*\).*/\1/p' "$setfile" | tail -n 1)
+if [ -n "$set_control" ]; then
+	CONTROL=$set_control
+	case " ${configs[*]} " in
+	*" $CONTROL "*) ;;
+	*) die "set '$set_name': control=$CONTROL is not one of its configurations" ;;
+	esac
+fi
 set_thp=$(sed -n 's/^thp=\([0-9]*\).*/\1/p' "$setfile" | tail -n 1)
 case ${set_kernel:-} in
 '' | thp) ;;
