@@ -15,7 +15,8 @@
 #                      of the lab's own, 4 states
 #   make run-thp       the RX ring beside a THP user (MADV_HUGEPAGE faults with
 #                      direct compaction) on THP kernels (2 MiB pageblocks,
-#                      kconfig/thp.config), 6 states
+#                      kconfig/thp.config), 6 states; then the same with
+#                      min_free_kbytes at its value without THP
 #   make job RUN_JOB=x boot the patched kernel with one guest job
 # See README.md. All output goes to build/ (git-ignored).
 
@@ -52,6 +53,7 @@ run-stressng: deps tree kernel-patched kernel-baseline initramfs-patched initram
 
 run-thp: deps tree kernel-patched-thp kernel-baseline-thp initramfs-patched-thp initramfs-baseline-thp
 	@bench/run.sh -s thp -n 6
+	@bench/run.sh -s thp-lowmin -n 6
 
 bench: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-baseline \
 		kernel-patched-thp kernel-baseline-thp initramfs-patched-thp initramfs-baseline-thp
@@ -60,6 +62,7 @@ bench: deps tree kernel-patched kernel-baseline initramfs-patched initramfs-base
 	@bench/run.sh -s net -n 4 -j 1
 	@bench/run.sh -s stressng -n 4
 	@bench/run.sh -s thp -n 6
+	@bench/run.sh -s thp-lowmin -n 6
 
 job: deps tree kernel-patched initramfs-patched
 	@$(S)/boot.sh --variant patched --job $(RUN_JOB)
