@@ -7,7 +7,7 @@
 #                     [-F] [-a]
 #   -s SET       bench/sets/SET lists the configurations (default: run); a
 #                line demand=NAME there sets the set's demand, frag=stressng
-#                its fragmenter, kernel=thp runs every configuration on the
+#                or frag=raw its fragmenter, kernel=thp runs every configuration on the
 #                THP guest (variant patched-thp or baseline-thp: 2 MiB
 #                pageblocks, kconfig/thp.config), thp=MiB adds the THP user
 #                (guest/tools/thpuser.c, MiB per cycle) beside the demand,
@@ -129,8 +129,8 @@ if [ "$set_thp" != 0 ] && [ "$set_kernel" != thp ]; then
 	die "set '$set_name': thp=$set_thp needs kernel=thp (the other guests have no THP)"
 fi
 case ${set_frag:-1} in
-1 | stressng) ;;
-*) die "set '$set_name': unknown frag=$set_frag (1: the lab's fragmenter, stressng: stress-ng)" ;;
+1 | raw | stressng) ;;
+*) die "set '$set_name': unknown frag=$set_frag (1: the lab's fragmenter, raw: the same with its cache from the raw device, stressng: stress-ng)" ;;
 esac
 demand=${demand:-rx}
 case $demand in

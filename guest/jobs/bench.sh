@@ -39,6 +39,10 @@
 #                         as it is after boot)
 #   lab.frag=stressng     Debian's stress-ng instead of the lab's fragmenter
 #                         (fragment_stressng)
+#   lab.frag=raw          the lab's fragmenter with its page cache read from
+#                         the raw block device (/dev/vda: GFP_USER cache in
+#                         unmovable pageblocks, which compaction cannot
+#                         clear); the reader still streams the file
 # Output on $RESULT: "bench: key value", fragmenter lines, snapshots between
 # "== snap" and "== end", "rxring: key value", "streamread: ..." lines,
 # "thpuser: key value" lines (thp=MiB);
@@ -241,8 +245,9 @@ stop_stressng() {
 }
 
 # fragment FRAG SEED: put memory into the scenario's state (FRAG=0: leave it
-# as it is after boot, the control; FRAG=stressng: stress-ng, above) and
-# report how it went; sets holder.
+# as it is after boot, the control; FRAG=stressng: stress-ng, above;
+# FRAG=raw: the fragmenter's cache from the raw device) and report how it
+# went; sets holder.
 fragment() {
 	pick_disk
 	sng="" frag_rc=0
@@ -253,9 +258,14 @@ fragment() {
 		# The fragmenter wants one page of cache per read: no readahead
 		# while it opens the disk (a file takes the device's readahead at
 		# open).
+		src=$DISK
+		[ "$1" != raw ] || src=/dev/vda
+		echo "fragmenter: cache from $src" >/tmp/frag.src
 		ra=$(blockdev --getra /dev/vda)
 		blockdev --setra 0 /dev/vda
-		"$BIN/fragmenter" -D -d "$DISK" -s "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
+		"$BIN/fragmenter" -D -d "$src" -s "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
+		cat /tmp/frag.src /tmp/frag.out >/tmp/frag.all
+		mv /tmp/frag.all /tmp/frag.out
 		blockdev --setra "$ra" /dev/vda
 		;;
 	esac
