@@ -113,6 +113,21 @@ def hist_summary(lines):
     return out
 
 
+def log2_p99_ns(counters):
+    """The p99 of a log2 histogram given as lat_log2_K -> count (K: the
+    bucket of 2^K..2^(K+1) ns), as the top of its bucket in ns; None when
+    the histogram is empty. The RX ring and the THP user report latency
+    this way."""
+    lat = {int(k[9:]): v for k, v in counters.items() if k.startswith("lat_log2_")}
+    total = sum(lat.values())
+    acc = 0
+    for bkt in sorted(lat):
+        acc += lat[bkt]
+        if acc * 100 >= total * 99:
+            return 2 ** (bkt + 1)
+    return None
+
+
 def thp_summary(t):
     """The THP user's figures: huge pages got, fallbacks, and its first
     touches' latency (mean, p99 from the log2 histogram, max, over 1 ms)."""
@@ -129,14 +144,9 @@ def thp_summary(t):
     if t["chunks"]:
         out["thp_lat_mean_us"] = t.get("lat_sum_ns", 0) / t["chunks"] / 1000.0
     out["thp_lat_max_ms"] = t.get("lat_max_ns", 0) / 1e6
-    lat = {int(k[9:]): v for k, v in t.items() if k.startswith("lat_log2_")}
-    total = sum(lat.values())
-    acc = 0
-    for bkt in sorted(lat):
-        acc += lat[bkt]
-        if acc * 100 >= total * 99:
-            out["thp_lat_p99_us"] = 2 ** (bkt + 1) / 1000.0
-            break
+    p99 = log2_p99_ns(t)
+    if p99 is not None:
+        out["thp_lat_p99_us"] = p99 / 1000.0
     return out
 
 
@@ -322,15 +332,9 @@ def parse_run(path):
             summary["steady_failures"] = summary["failures"] - rx["first_fill_failures"]
         if "attempt_ns" in rx and rx["attempts"]:
             summary["ns_per_attempt"] = rx["attempt_ns"] / rx["attempts"]
-        lat = {int(k[9:]): v for k, v in rx.items() if k.startswith("lat_log2_")}
-        if lat:
-            total = sum(lat.values())
-            acc = 0
-            for bkt in sorted(lat):
-                acc += lat[bkt]
-                if acc * 100 >= total * 99:
-                    summary["lat_p99_ns"] = 2 ** (bkt + 1)
-                    break
+        p99 = log2_p99_ns(rx)
+        if p99 is not None:
+            summary["lat_p99_ns"] = p99
     if summary.get("pgscan_kswapd"):
         summary["kswapd_efficiency_pct"] = (100.0 * summary.get("pgsteal_kswapd", 0)
                                             / summary["pgscan_kswapd"])

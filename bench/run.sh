@@ -105,10 +105,15 @@ setfile=$BENCH/sets/$set_name
 [ -f "$setfile" ] || die "no configuration set '$set_name' (bench/sets/)"
 mapfile -t configs < <(sed -e 's/#.*//' -e '/=/d' -e '/^[[:space:]]*$/d' "$setfile")
 [ ${#configs[@]} -gt 0 ] || die "set '$set_name' is empty"
-[ -n "$demand" ] || demand=$(sed -n 's/^demand=\([a-z]*\).*/\1/p' "$setfile" | tail -n 1)
-set_frag=$(sed -n 's/^frag=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
-set_kernel=$(sed -n 's/^kernel=\([a-z0-9]*\).*/\1/p' "$setfile" | tail -n 1)
-set_control=$(sed -n 's/^control=\([a-z0-9-]*\).*/\1/p' "$setfile" | tail -n 1)
+# set_get KEY: the value of the set's last KEY= line ("" if none); each
+# value is checked where it is used.
+set_get() {
+	sed -n "s/^$1=\([A-Za-z0-9-]*\).*/\1/p" "$setfile" | tail -n 1
+}
+[ -n "$demand" ] || demand=$(set_get demand)
+set_frag=$(set_get frag)
+set_kernel=$(set_get kernel)
+set_control=$(set_get control)
 if [ -n "$set_control" ]; then
 	CONTROL=$set_control
 	case " ${configs[*]} " in
@@ -116,10 +121,13 @@ if [ -n "$set_control" ]; then
 	*) die "set '$set_name': control=$CONTROL is not one of its configurations" ;;
 	esac
 fi
-set_thp=$(sed -n 's/^thp=\([0-9]*\).*/\1/p' "$setfile" | tail -n 1)
+set_thp=$(set_get thp)
 case ${set_kernel:-} in
 '' | thp) ;;
 *) die "set '$set_name': unknown kernel=$set_kernel (thp: the THP guest)" ;;
+esac
+case ${set_thp:-0} in
+*[!0-9]*) die "set '$set_name': thp=$set_thp is not a number of MiB" ;;
 esac
 set_thp=$((10#${set_thp:-0}))
 if [ "$set_thp" != 0 ] && { [ "$set_thp" -lt 2 ] || [ "$set_thp" -gt 4096 ] || [ $((set_thp % 2)) != 0 ]; }; then

@@ -172,8 +172,9 @@ done
 
 # A set whose lines cannot be run is refused the same way: a THP user on a
 # guest without THP, a kernel kind that does not exist, a THP user of odd
-# MiB (it maps whole 2 MiB chunks), a fragmenter that does not exist.
-for lines in "thp=32" "kernel=xyz" "kernel=thp thp=3" "frag=xyz"; do
+# MiB (it maps whole 2 MiB chunks) or not a number, a fragmenter that does
+# not exist.
+for lines in "thp=32" "kernel=xyz" "kernel=thp thp=3" "kernel=thp thp=abc" "frag=xyz"; do
 	set_file=$BENCH/sets/.selftest-$$
 	# shellcheck disable=SC2086 # one set line per word
 	printf '%s\nladder-off\n' $lines >"$set_file"

@@ -260,12 +260,12 @@ fragment() {
 		# open).
 		src=$DISK
 		[ "$1" != raw ] || src=/dev/vda
-		echo "fragmenter: cache from $src" >/tmp/frag.src
 		ra=$(blockdev --getra /dev/vda)
 		blockdev --setra 0 /dev/vda
-		"$BIN/fragmenter" -D -d "$src" -s "$2" >/tmp/frag.out 2>&1 || frag_rc=$?
-		cat /tmp/frag.src /tmp/frag.out >/tmp/frag.all
-		mv /tmp/frag.all /tmp/frag.out
+		{
+			echo "fragmenter: cache from $src"
+			"$BIN/fragmenter" -D -d "$src" -s "$2"
+		} >/tmp/frag.out 2>&1 || frag_rc=$?
 		blockdev --setra "$ra" /dev/vda
 		;;
 	esac
