@@ -39,6 +39,7 @@
 
 #define LADDER_ORDER	"/proc/sys/vm/watermark_ladder_order"
 #define LADDER_RESERVE	"/proc/sys/vm/watermark_ladder_reserve_kbytes"
+#define LADDER_RECLAIM	"/proc/sys/vm/watermark_ladder_reclaim_kbytes"
 #define RXRING_KO	"/lab/modules/rxring.ko"
 #define RXRING_STATS	"/sys/kernel/debug/rxring/stats"
 #define RXRING_CONTROL	"/sys/kernel/debug/rxring/control"

@@ -13,8 +13,10 @@
  * Stress, for lab.integrity_secs (default 60) s, with vm.watermark_ladder_order=3
  * (when the kernel has it; the reserve's cap, vm.watermark_ladder_reserve_kbytes,
  * as booted, so rxring's failures grow a reserve that kswapd and kcompactd
- * then build): the fragmenter (-D) holding a fragmented zone,
- * rxring GFP_ATOMIC order-3 refills (2000/s), streamread streaming the
+ * then build; and vm.watermark_ladder_reclaim_kbytes=1024 where the kernel
+ * has it, so kcompactd also reclaims the page cache that completes the
+ * ladder's blocks, the disk's cache included): the fragmenter (-D) holding
+ * a fragmented zone, rxring GFP_ATOMIC order-3 refills (2000/s), streamread streaming the
  * whole disk through the page cache, and a loop writing 1 to
  * /proc/sys/vm/compact_memory every second. Meanwhile the file set is
  * verified over and over (the disk extents dropped from the page cache
@@ -258,13 +260,19 @@ int main(void)
 
 	/* The stress. */
 	if (ladder) {
-		long reserve = -1;
+		long reserve = -1, reclaim = -1;
 
 		if (lab_save_sysctl(LADDER_ORDER) || sysctl_set(LADDER_ORDER, 3))
 			ksft_print_msg("set vm.watermark_ladder_order=3: %s\n", strerror(errno));
 		sysctl_get(LADDER_RESERVE, &reserve);
-		ksft_print_msg("ladder on: vm.watermark_ladder_order 3, reserve_kbytes %ld\n",
-			       reserve);
+		/* and kcompactd's reclaim for the ladder, where the kernel has it */
+		if (!access(LADDER_RECLAIM, F_OK) &&
+		    (lab_save_sysctl(LADDER_RECLAIM) || sysctl_set(LADDER_RECLAIM, 1024)))
+			ksft_print_msg("set vm.watermark_ladder_reclaim_kbytes=1024: %s\n",
+				       strerror(errno));
+		sysctl_get(LADDER_RECLAIM, &reclaim);
+		ksft_print_msg("ladder on: vm.watermark_ladder_order 3, reserve_kbytes %ld, reclaim_kbytes %ld\n",
+			       reserve, reclaim);
 	} else {
 		ksft_print_msg("kernel without the ladder series: stock allocator under the same stress\n");
 	}
