@@ -45,7 +45,8 @@ VMSTAT_DELTAS = [
     "kswapd_low_wmark_hit_quickly", "kswapd_high_wmark_hit_quickly",
     "kswapd_ladder_wake", "kswapd_ladder_met", "kswapd_ladder_giveup",
     "alloc_nowait_highorder_fail", "thp_fault_alloc", "thp_fault_fallback",
-    "allocstall_movable",
+    "allocstall_movable", "compact_daemon_ladder_reclaimed",
+    "compact_daemon_ladder_blocks",
 ]
 
 

@@ -52,6 +52,7 @@ METRICS = [
     ("first_fail_ms", "first failure ms (-1 none)", None),
     ("kswapd_ladder_wake", "kswapd_ladder_wake", 1.0),
     ("alloc_nowait_highorder_fail", "alloc_nowait_highorder_fail", 1.0),
+    ("compact_daemon_ladder_reclaimed", "pages kcompactd reclaimed for ladder blocks", 1.0),
 ]
 METRIC_ADD = {m: a for m, _, a in METRICS}
 # The costs a ladder setting is weighed by, lower is cheaper.
