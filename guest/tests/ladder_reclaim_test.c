@@ -20,15 +20,17 @@
  *   2. ladder off, reclaim_kbytes=1024: both stay flat (nothing runs
  *      without the ladder);
  *   3. ladder on, reclaim_kbytes=1024: if kcompactd gave up on the ladder
- *      at least once (kswapd_ladder_giveup rose), both counters rise, each
- *      block taken gave at most half its 8 pages (it was at least half free:
- *      reclaimed <= 4 x blocks), and no more was reclaimed than the bound
- *      allows: 256 pages per zone and pass, and a pass is counted by
- *      kswapd_ladder_giveup or _met. Without a give-up, or with give-ups
- *      that found no half-free block of clean cache (both counters flat),
- *      the phase is a skip with the counts, not a pass.
+ *      at least once (kswapd_ladder_giveup rose) and took a block, both
+ *      counters rise (reclaim dropping none of the clean cache it was
+ *      given fails), each block taken gave at most half its 8 pages (it was
+ *      at least half free: reclaimed <= 4 x blocks), and no more was
+ *      reclaimed than the bound allows: 256 pages per zone and pass, and a
+ *      pass is counted by kswapd_ladder_giveup or _met. Without a give-up,
+ *      or with give-ups that found no half-free block of clean cache (both
+ *      counters flat), the phase is a skip with the counts, not a pass.
  *
- * Skips (exit 4) on a kernel without the knob, without the disk or rxring.
+ * Skips (exit 4) on a kernel without the knob, without the disk, rxring,
+ * the fragmenter or streamread.
  * Sysctls are restored.
  */
 #include "lab.h"
