@@ -22,11 +22,14 @@
  *    diagnostic.
  *
  * Pass rule: the OOM kills (oom_kill delta, and children killed by
- * SIGKILL) with L=3 are no more than those with L=0, and the child of
- * every round reached the edge. Zero where stock has zero follows. Not
- * equality: at the edge a stock round is sometimes killed on its own
- * (seen once in 2026-12: round 2, L=0, no rxring failure, no reserve),
- * which says nothing about the ladder. Sysctls restored.
+ * SIGKILL) with L=3 are at most one more than those with L=0, and the
+ * child of every round reached the edge. A ladder that makes the edge
+ * kill every time still fails (two L=3 kills against none). Not stricter:
+ * at the edge a round is sometimes killed on its own, whatever the ladder
+ * does (seen in 2026-12: once in a stock round, no rxring failure, no
+ * reserve; once in an L=3 round with its reserve at 0 and patch 8 off,
+ * one make check in five), which says nothing about the ladder. Sysctls
+ * restored.
  * Skips without the series or the module.
  */
 #define _GNU_SOURCE
@@ -206,10 +209,11 @@ int main(void)
 	lab_restore_sysctls();
 
 	ksft_test_result(all_filled, "every round filled memory to the edge\n");
-	ksft_test_result(oom_on <= oom_off, "oom_kill: L=3 %lld <= L=0 %lld (2 rounds each)\n",
+	ksft_test_result(oom_on <= oom_off + 1,
+			 "oom_kill: L=3 %lld <= L=0 %lld + 1 (2 rounds each)\n",
 			 oom_on, oom_off);
-	ksft_test_result(kill_on <= kill_off, "children OOM-killed: L=3 %d <= L=0 %d\n",
-			 kill_on, kill_off);
+	ksft_test_result(kill_on <= kill_off + 1,
+			 "children OOM-killed: L=3 %d <= L=0 %d + 1\n", kill_on, kill_off);
 	err = kmsg_first_splat(marker, splat, sizeof(splat)) != NULL;
 	ksft_test_result(!err, "no kernel splat logged%s%s\n", err ? ": " : "", err ? splat : "");
 	ksft_finished();
