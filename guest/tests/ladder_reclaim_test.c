@@ -37,7 +37,6 @@
  */
 #include "lab.h"
 
-#define RECLAIM		LADDER_RECLAIM
 #define RECLAIM_MAX	1048576L
 #define BOUND_KB	1024L
 
@@ -69,8 +68,8 @@ static int holds(long want)
 {
 	long v = -1;
 
-	if (sysctl_get(RECLAIM, &v) || v != want) {
-		ksft_print_msg("%s holds %ld, want %ld\n", RECLAIM, v, want);
+	if (sysctl_get(LADDER_RECLAIM, &v) || v != want) {
+		ksft_print_msg("%s holds %ld, want %ld\n", LADDER_RECLAIM, v, want);
 		return 0;
 	}
 	return 1;
@@ -81,11 +80,11 @@ static void bad_write(const char *text)
 	ssize_t written = -2;
 	int err;
 
-	if (sysctl_set(RECLAIM, 512)) {
+	if (sysctl_set(LADDER_RECLAIM, 512)) {
 		ksft_test_result_fail("set 512 before \"%s\"\n", text);
 		return;
 	}
-	err = write_bytes(RECLAIM, text, strlen(text), &written);
+	err = write_bytes(LADDER_RECLAIM, text, strlen(text), &written);
 	ksft_test_result(err == -EINVAL && holds(512),
 			 "\"%s\" -> %s (want EINVAL), value stays 512\n",
 			 strcmp(text, "\n") ? text : "\\n",
@@ -113,7 +112,7 @@ static long long phase(const char *label, long order, long reclaim_kb, int s,
 		ksft_print_msg("%s: fragmenter exit %d, no holder\n", label, rc);
 		return -1;
 	}
-	if (sysctl_set(RECLAIM, reclaim_kb) || sysctl_set(LADDER_ORDER, order)) {
+	if (sysctl_set(LADDER_RECLAIM, reclaim_kb) || sysctl_set(LADDER_ORDER, order)) {
 		ksft_print_msg("%s: cannot set the knobs\n", label);
 		return -1;
 	}
@@ -145,21 +144,21 @@ int main(void)
 	int nzones;
 
 	ksft_print_header();
-	if (access(RECLAIM, F_OK))
-		lab_skip_all("no %s: kernel without kcompactd's ladder reclaim", RECLAIM);
+	if (access(LADDER_RECLAIM, F_OK))
+		lab_skip_all("no %s: kernel without kcompactd's ladder reclaim", LADDER_RECLAIM);
 	lab_require(LAB_NEED_DISK | LAB_NEED_RXRING | LAB_NEED_FRAGMENTER);
 	if (access(STREAMREAD, X_OK))
 		lab_skip_all("no %s", STREAMREAD);
 	secs = cmdline_long("reclaim_secs", 8);
-	if (lab_save_sysctl(RECLAIM) || lab_save_sysctl(LADDER_ORDER) ||
-	    sysctl_get(RECLAIM, &boot))
+	if (lab_save_sysctl(LADDER_RECLAIM) || lab_save_sysctl(LADDER_ORDER) ||
+	    sysctl_get(LADDER_RECLAIM, &boot))
 		ksft_exit_fail_msg("read the sysctls: %s\n", strerror(errno));
 	ksft_set_plan(1 + 4 + 5 + 1 + 2 + 1);
 
 	want = cmdline_param("sysctl.vm.watermark_ladder_reclaim_kbytes", 0);
 	ksft_test_result(boot == want, "boots at %ld (is %ld)\n", want, boot);
 	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-		ksft_test_result(!sysctl_set(RECLAIM, good[i]) && holds(good[i]),
+		ksft_test_result(!sysctl_set(LADDER_RECLAIM, good[i]) && holds(good[i]),
 				 "%ld round-trips\n", good[i]);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		bad_write(bad[i]);
