@@ -46,8 +46,14 @@ VMSTAT_DELTAS = [
     "kswapd_ladder_wake", "kswapd_ladder_met", "kswapd_ladder_giveup",
     "alloc_nowait_highorder_fail", "thp_fault_alloc", "thp_fault_fallback",
     "allocstall_movable", "compact_daemon_ladder_reclaimed",
-    "compact_daemon_ladder_blocks",
+    "compact_daemon_ladder_blocks", "ladder_reserve_grow",
+    "ladder_reserve_serve",
 ]
+
+# late_failures: the ring's failures after the first snapshot at least this
+# many seconds into the run, when its first fills (and the reserve's learning
+# of them) are over; a setting can lose its frames early or all along.
+LATE_S = 3.0
 
 
 def buddy_ge(rows, order=FRAG_ORDER):
@@ -362,6 +368,9 @@ def parse_run(path):
             "kswapd_ladder_wake": vm.get("kswapd_ladder_wake", 0),
             "kswapd_cpu_ticks": sn["cpu"].get("kswapd0", 0),
         })
+    late = [r for r in rows if r["t"] >= LATE_S and r["attempts"]]
+    if late and "failures" in summary:
+        summary["late_failures"] = max(0, summary["failures"] - late[0]["failures"])
     in_run = [r for r in rows if r["t"] >= 0]
     if in_run:
         summary["free_mib_mean"] = (sum(r["nr_free_pages"] for r in in_run)

@@ -37,6 +37,7 @@ METRICS = [
     ("failures", "atomic order-3 failures", 1.0),
     ("first_fill_failures", "failures in the first ring fill", 1.0),
     ("steady_failures", "failures after the first fill", 1.0),
+    ("late_failures", "failures after the run's first 3 s", 1.0),
     ("attempts", "refill attempts", 1.0),
     ("daemons_cpu_s", "kswapd + kcompactd CPU s", 0.01),
     ("kswapd0_cpu_s", "kswapd CPU s", 0.01),

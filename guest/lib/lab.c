@@ -10,6 +10,7 @@ const char *const ladder_counters[NR_LADDER_COUNTERS] = {
 	"kswapd_ladder_giveup",
 	"alloc_nowait_highorder_fail",
 	"ladder_reserve_grow",
+	"ladder_reserve_serve",
 };
 
 /* ---- time --------------------------------------------------------------- */

@@ -51,7 +51,7 @@
 #define SPLAT_PATTERNS	"/lab/lib/splat-patterns"
 #define LAB_MAX_SPLATS	32
 
-#define NR_LADDER_COUNTERS 5
+#define NR_LADDER_COUNTERS 6
 extern const char *const ladder_counters[NR_LADDER_COUNTERS];
 
 /* What a scenario needs; lab_require() skips the program without it. */

@@ -20,9 +20,9 @@
  * phases of lab.kswapd_secs (default 10) s each, each on a freshly
  * fragmented zone (kswapd and kcompactd heal the zone in a phase, so the
  * fragmenter runs again, with the ladder off, before each):
- *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake and
- *      ladder_reserve_grow stay flat (the reserve is the ladder's: with
- *      it off, failed requests add nothing);
+ *   1. vm.watermark_ladder_order=0 (stock): kswapd_ladder_wake,
+ *      ladder_reserve_grow and _serve stay flat (the reserve is the
+ *      ladder's: with it off, failed and served requests add nothing);
  *   2. L=3 with vm.watermark_ladder_reserve_kbytes as booted (16384): the
  *      rungs plus any reserve that failed refills grow;
  *   3. L=3 with reserve_kbytes=0: the rungs alone, no reserve. The ladder
@@ -51,6 +51,7 @@
 /* Indices in ladder_counters[] */
 #define C_WAKE		0
 #define C_SHORTFALL	4
+#define C_SERVE		5
 
 struct phase_result {
 	long long d[NR_LADDER_COUNTERS];	/* counter deltas; d[C_WAKE] -1: failed */
@@ -203,8 +204,10 @@ int main(void)
 			 frag_exits);
 	ksft_test_result(off.d[C_WAKE] == 0, "L=0: kswapd_ladder_wake stays flat (+%lld)\n",
 			 off.d[C_WAKE]);
-	ksft_test_result(off.d[C_WAKE] >= 0 && off.d[C_SHORTFALL] == 0,
-			 "L=0: ladder_reserve_grow stays flat (+%lld)\n", off.d[C_SHORTFALL]);
+	ksft_test_result(off.d[C_WAKE] >= 0 && off.d[C_SHORTFALL] == 0 &&
+			 off.d[C_SERVE] == 0,
+			 "L=0: ladder_reserve_grow and _serve stay flat (+%lld, +%lld)\n",
+			 off.d[C_SHORTFALL], off.d[C_SERVE]);
 	ksft_test_result(on.d[C_WAKE] >= 0 && bare.d[C_WAKE] >= 0 &&
 			 on.d[C_WAKE] + bare.d[C_WAKE] > 0,
 			 "L=3: kswapd_ladder_wake rises (reserve_kbytes=%ld +%lld, reserve_kbytes=0 +%lld)\n",

@@ -2,7 +2,8 @@
 /*
  * ladder_reserve_test: with the ladder off nothing of the series moves; with
  * it on, failed atomic requests grow a reserve that is capped, decays and
- * is forgotten when the ladder is switched.
+ * is forgotten when the ladder is switched, and served ones size it to the
+ * pages they took in a window.
  *
  * Scenario: the benchmark's fragmenter (guest/tools/fragmenter.c) holds the
  * biggest zone fragmented, and the rxring module makes GFP_ATOMIC order-3
@@ -11,11 +12,13 @@
  * phase lasts lab.reserve_secs (default 8) s on a freshly fragmented zone.
  *
  *   1. vm.watermark_ladder_order=0: the series' counters (kswapd_ladder_wake,
- *      _met, _giveup, ladder_reserve_grow) stay flat, and /proc/zoneinfo shows no
+ *      _met, _giveup, ladder_reserve_grow, _serve) stay flat, and /proc/zoneinfo shows no
  *      ladder and no reserve. alloc_nowait_highorder_fail counts with the
  *      ladder off too: printed, not asserted.
  *   2. vm.watermark_ladder_order=3, reserve cap at its default: requests
- *      fail, ladder_reserve_grow rises, a zone's reserve grows above 0,
+ *      fail, ladder_reserve_grow and _serve rise (served requests may take
+ *      the reserve to its cap before one fails), a zone's reserve grows
+ *      above 0,
  *      and no zone's reserve exceeds the cap (the sysctl, and 1/16 of the
  *      zone's managed pages).
  *      With ten failures or more while the ring first fills (a quarter of
@@ -32,6 +35,12 @@
  *      reserve, so more than R0 / 2 is left. A request that fails in
  *      that time grows the reserve itself: then the hold is not tested
  *      (a skip with the count, not a pass).
+ *   7. Served demand alone: on the zone left healthy by 6, the reserve
+ *      forgotten (order 3 to 4 to 3), the ring at SERVE_RATE refills a
+ *      second with a ring of 16, none failing: ladder_reserve_serve rises,
+ *      ladder_reserve_grow does not, and the largest reserve is about one
+ *      window's (a second's) pages, between half and twice SERVE_RATE * 8:
+ *      a window that never ended would take it to 4 s worth.
  *
  * Skips (exit 4) without the series, the virtio disk (the fragmenter reads
  * it: boot with scripts/boot.sh --disk) or the module. A phase 2 without a
@@ -41,6 +50,9 @@
 #include "lab.h"
 
 #define COUNTER_GROW	4	/* ladder_reserve_grow, index in ladder_counters */
+#define COUNTER_SERVE	5	/* ladder_reserve_serve */
+/* Phase 7's ring: order-3 refills per second, so 8 times as many pages */
+#define SERVE_RATE	50
 
 static int secs;
 static pid_t holder = -1;
@@ -169,7 +181,7 @@ int main(void)
 		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
 	if (read_ladder_counters(a) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
-	ksft_set_plan(11);
+	ksft_set_plan(12);
 
 	snprintf(params, sizeof(params),
 		 "order=3 rate=%ld ring=%ld drain_ms=1000 duration_ms=3600000",
@@ -204,11 +216,14 @@ int main(void)
 	peak.max = -1;
 	fails = demand("ladder on", secs, cap_kb, &peak);
 	read_ladder_counters(b);
-	ksft_print_msg("ladder on: ladder_reserve_grow +%lld pages, largest reserve %ld pages, cap %ld kB\n",
-		       b[COUNTER_GROW] - a[COUNTER_GROW], peak.max, cap_kb);
+	ksft_print_msg("ladder on: ladder_reserve_grow +%lld, _serve +%lld pages, largest reserve %ld pages, cap %ld kB\n",
+		       b[COUNTER_GROW] - a[COUNTER_GROW],
+		       b[COUNTER_SERVE] - a[COUNTER_SERVE], peak.max, cap_kb);
 	if (fails > 0) {
-		ksft_test_result(b[COUNTER_GROW] > a[COUNTER_GROW] && peak.max > 0,
-				 "L=3: %lld failed requests grow a reserve\n",
+		/* served requests may have taken it to the cap before any failed */
+		ksft_test_result(b[COUNTER_GROW] + b[COUNTER_SERVE] >
+				 a[COUNTER_GROW] + a[COUNTER_SERVE] && peak.max > 0,
+				 "L=3: %lld failed requests and the served ones grow a reserve\n",
 				 fails);
 	} else {
 		ksft_test_result_skip("L=3: no request failed (%lld), growth not tested\n",
@@ -286,6 +301,37 @@ int main(void)
 		ksft_test_result(r.max > r0 / 2,
 				 "served demand holds the reserve: %ld pages, %ld 4.5 s later\n",
 				 r0, r.max);
+
+	/* 7: served demand sizes the reserve, to one window's pages */
+	err = module_unload("rxring");
+	snprintf(params, sizeof(params),
+		 "order=3 rate=%d ring=16 drain_ms=1000 duration_ms=3600000",
+		 SERVE_RATE);
+	if (!err)
+		err = module_load(RXRING_KO, params);
+	if (!err)
+		err = sysctl_set(LADDER_ORDER, 4) ?: sysctl_set(LADDER_ORDER, 3);
+	read_ladder_counters(a);
+	memset(&peak, 0, sizeof(peak));
+	peak.max = -1;
+	fails = err ? -1 : demand("served", 4, cap_kb, &peak);
+	read_ladder_counters(b);
+	ksft_print_msg("served (%s): ladder_reserve_serve +%lld, ladder_reserve_grow +%lld pages, largest reserve %ld pages, one window %d pages\n",
+		       params, b[COUNTER_SERVE] - a[COUNTER_SERVE],
+		       b[COUNTER_GROW] - a[COUNTER_GROW], peak.max, SERVE_RATE * 8);
+	if (fails < 0)
+		ksft_test_result_fail("served: the ring did not run (%s)\n",
+				      err ? strerror(-err) : "no attempts");
+	else if (fails > 0)
+		ksft_test_result_skip("served: %lld requests failed on the healthy zone, growth by service not told apart\n",
+				      fails);
+	else
+		ksft_test_result(b[COUNTER_SERVE] > a[COUNTER_SERVE] &&
+				 b[COUNTER_GROW] == a[COUNTER_GROW] &&
+				 peak.max >= SERVE_RATE * 8 / 2 &&
+				 peak.max <= SERVE_RATE * 8 * 2,
+				 "L=3: served demand alone sizes the reserve to about one window's pages (%ld, window %d)\n",
+				 peak.max, SERVE_RATE * 8);
 
 	ksft_test_result(frag_ok, "zone fragmented before each phase\n");
 	stop_holder(holder);
