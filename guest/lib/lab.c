@@ -67,6 +67,44 @@ int write_bytes(const char *path, const char *buf, size_t len, ssize_t *written)
 	return err;
 }
 
+/* Does the sysctl at @path hold @want? If not, a diagnostic says what it holds. */
+int sysctl_holds(const char *path, long want)
+{
+	long v = -1;
+	int err = sysctl_get(path, &v);
+
+	if (err) {
+		ksft_print_msg("read %s: %s\n", path, strerror(-err));
+		return 0;
+	}
+	if (v != want)
+		ksft_print_msg("%s holds %ld, want %ld\n", path, v, want);
+	return v == want;
+}
+
+/*
+ * Set the sysctl at @path to @keep, then write @len bytes of @text to it:
+ * 1 if that write fails with @want_err (0: it succeeds writing 0 bytes)
+ * and @keep stays; 0 otherwise. What the write did goes to @why.
+ */
+int sysctl_refuses(const char *path, const char *text, size_t len, long keep,
+		   int want_err, char *why, size_t whylen)
+{
+	ssize_t written = -2;
+	int err = sysctl_set(path, keep);
+
+	if (err) {
+		snprintf(why, whylen, "set %ld first: %s", keep, strerror(-err));
+		return 0;
+	}
+	err = write_bytes(path, text, len, &written);
+	snprintf(why, whylen, "%s, %zd bytes", err ? strerror(-err) : "success",
+		 written);
+	if (want_err)
+		return err == -want_err && sysctl_holds(path, keep);
+	return !err && written == 0 && sysctl_holds(path, keep);
+}
+
 int write_text(const char *path, const char *s)
 {
 	return write_bytes(path, s, strlen(s), NULL);

@@ -40,6 +40,7 @@
 #define LADDER_ORDER	"/proc/sys/vm/watermark_ladder_order"
 #define LADDER_RESERVE	"/proc/sys/vm/watermark_ladder_reserve_kbytes"
 #define LADDER_RECLAIM	"/proc/sys/vm/watermark_ladder_reclaim_kbytes"
+#define LADDER_SERVE	"/proc/sys/vm/watermark_ladder_serve_ms"
 #define RXRING_KO	"/lab/modules/rxring.ko"
 #define RXRING_STATS	"/sys/kernel/debug/rxring/stats"
 #define RXRING_CONTROL	"/sys/kernel/debug/rxring/control"
@@ -83,6 +84,9 @@ double now_s(void);
 void sleep_s(double s);
 int read_text(const char *path, char *buf, size_t len);
 int write_bytes(const char *path, const char *buf, size_t len, ssize_t *written);
+int sysctl_holds(const char *path, long want);
+int sysctl_refuses(const char *path, const char *text, size_t len, long keep,
+		   int want_err, char *why, size_t whylen);
 int write_text(const char *path, const char *s);
 int sysctl_get(const char *path, long *val);
 int sysctl_set(const char *path, long val);

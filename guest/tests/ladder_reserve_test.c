@@ -27,6 +27,10 @@
  *   3. vm.watermark_ladder_reserve_kbytes=0 with a reserve standing: every
  *      reserve reads 0 at once (the cap applies when read).
  *   4. A change of vm.watermark_ladder_order (3 to 4) forgets every reserve.
+ *      Then 3 s of the ring at L=4, on the zone still fragmented: its
+ *      order-3 requests are below the top rung, so failed ones grow the
+ *      reserve (ladder_reserve_grow rises) and served ones do not
+ *      (ladder_reserve_serve stays flat). No failure is a skip.
  *   5. Decay: after 3 s of demand, the largest reserve R0; after
  *      two half-lives (2 s each) and a margin, at most R0 / 2 is left.
  *   6. Hold: grow a reserve R0 on a fragmented zone, then end the
@@ -181,7 +185,7 @@ int main(void)
 		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
 	if (read_ladder_counters(a) != NR_LADDER_COUNTERS)
 		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
-	ksft_set_plan(12);
+	ksft_set_plan(13);
 
 	snprintf(params, sizeof(params),
 		 "order=3 rate=%ld ring=%ld drain_ms=1000 duration_ms=3600000",
@@ -259,6 +263,26 @@ int main(void)
 	ksft_test_result(!err && r.max == 0,
 			 "a change of watermark_ladder_order forgets the reserve (%ld -> %ld pages)\n",
 			 r0, r.max);
+
+	/*
+	 * 4b: failures alone grow it. At order 4 the ring's order-3 requests
+	 * are below the top rung: served ones neither size nor hold the
+	 * reserve, failed ones still grow it.
+	 */
+	read_ladder_counters(a);
+	fails = err ? -1 : demand("order 4", 3, cap_kb, NULL);
+	read_ladder_counters(b);
+	ksft_print_msg("order 4: ladder_reserve_grow +%lld, _serve +%lld pages\n",
+		       b[COUNTER_GROW] - a[COUNTER_GROW],
+		       b[COUNTER_SERVE] - a[COUNTER_SERVE]);
+	if (fails > 0)
+		ksft_test_result(b[COUNTER_GROW] > a[COUNTER_GROW] &&
+				 b[COUNTER_SERVE] == a[COUNTER_SERVE],
+				 "L=4: %lld failed order-3 requests grow the reserve, served ones do not\n",
+				 fails);
+	else
+		ksft_test_result_skip("L=4: no order-3 request failed (%lld), growth by failures not told apart\n",
+				      fails);
 
 	/* 5: decay, on a zone fragmented again */
 	fragment("decay", 3);

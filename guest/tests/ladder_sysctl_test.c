@@ -42,28 +42,16 @@
 #define LONG_LEN 4096
 #define ORDER_DEFAULT	0
 #define RESERVE_DEFAULT	16384
+#define SERVE_DEFAULT	1000
+#define SERVE_MAX	10000
 
 struct bad_input {
 	const char *label;
 	const char *text;	/* NULL: built at run time */
 	size_t len;
 	int want_err;		/* expected errno, 0 = success with 0 bytes */
-	int order_only;		/* a valid value of reserve_kbytes */
+	int order_only;		/* a valid value of reserve_kbytes and serve_ms */
 };
-
-static int check_value(const char *path, long want)
-{
-	long v;
-	int err = sysctl_get(path, &v);
-
-	if (err) {
-		ksft_print_msg("read %s: %s\n", path, strerror(-err));
-		return 0;
-	}
-	if (v != want)
-		ksft_print_msg("%s holds %ld, want %ld\n", path, v, want);
-	return v == want;
-}
 
 /* Round-trip one value; one result line. */
 static void round_trip(const char *knob, const char *path, long v)
@@ -74,38 +62,25 @@ static void round_trip(const char *knob, const char *path, long v)
 		ksft_test_result_fail("%s: write %ld: %s\n", knob, v, strerror(-err));
 		return;
 	}
-	ksft_test_result(check_value(path, v), "%s: %ld round-trips\n", knob, v);
+	ksft_test_result(sysctl_holds(path, v), "%s: %ld round-trips\n", knob, v);
 }
 
 /* Write @b while the knob holds @keep; it must fail as documented and keep it. */
 static void bad_write(const char *knob, const char *path, long keep, const struct bad_input *b)
 {
-	ssize_t written = -2;
-	int err;
+	char why[96];
+	int ok = sysctl_refuses(path, b->text, b->len, keep, b->want_err, why,
+				sizeof(why));
 
-	err = sysctl_set(path, keep);
-	if (err) {
-		ksft_test_result_fail("%s: set %ld before \"%s\": %s\n", knob, keep, b->label,
-				      strerror(-err));
-		return;
-	}
-	err = write_bytes(path, b->text, b->len, &written);
-	if (b->want_err) {
-		if (err != -b->want_err)
-			ksft_print_msg("%s: write \"%s\" (%zu bytes): got %s (returned %zd), want %s\n",
-				       knob, b->label, b->len, err ? strerror(-err) : "success",
-				       written, strerror(b->want_err));
-		ksft_test_result(err == -b->want_err && check_value(path, keep),
-				 "%s: \"%s\" -> %s, value stays %ld\n", knob, b->label,
-				 strerror(b->want_err), keep);
-	} else {
-		if (err || written != 0)
-			ksft_print_msg("%s: write \"%s\": got %s (returned %zd), want 0 bytes\n",
-				       knob, b->label, err ? strerror(-err) : "success", written);
-		ksft_test_result(!err && written == 0 && check_value(path, keep),
-				 "%s: \"%s\" -> 0 bytes written, value stays %ld\n", knob,
-				 b->label, keep);
-	}
+	if (!ok)
+		ksft_print_msg("%s: write \"%s\" (%zu bytes): %s\n", knob, b->label,
+			       b->len, why);
+	if (b->want_err)
+		ksft_test_result(ok, "%s: \"%s\" -> %s, value stays %ld\n", knob,
+				 b->label, strerror(b->want_err), keep);
+	else
+		ksft_test_result(ok, "%s: \"%s\" -> 0 bytes written, value stays %ld\n",
+				 knob, b->label, keep);
 }
 
 /*
@@ -139,9 +114,11 @@ int main(void)
 {
 	static char xs[LONG_LEN + 1], nines[LONG_LEN + 1];
 	static const long reserves[] = { 0, 1, 4096, RESERVE_DEFAULT, 1048576, INT_MAX };
+	static const long serves[] = { 0, 1, SERVE_DEFAULT, SERVE_MAX };
 	const int n_res = sizeof(reserves) / sizeof(reserves[0]);
+	const int n_serve = sizeof(serves) / sizeof(serves[0]);
 	char max1[16], max1_label[32];
-	long order0, reserve0, want_order, want_reserve;
+	long order0, reserve0, serve0, want_order, want_reserve, want_serve;
 	int max_order, n_bad, n_order_only = 0, i, err;
 
 	ksft_print_header();
@@ -169,23 +146,32 @@ int main(void)
 	for (i = 0; i < n_bad; i++)
 		n_order_only += bad[i].order_only;
 
-	if (sysctl_get(LADDER_ORDER, &order0) || sysctl_get(LADDER_RESERVE, &reserve0))
+	if (sysctl_get(LADDER_ORDER, &order0) || sysctl_get(LADDER_RESERVE, &reserve0) ||
+	    sysctl_get(LADDER_SERVE, &serve0))
 		ksft_exit_fail_msg("read the ladder sysctls: %s\n", strerror(errno));
-	ksft_print_msg("MAX_PAGE_ORDER %d; boot values: watermark_ladder_order %ld, watermark_ladder_reserve_kbytes %ld\n",
-		       max_order, order0, reserve0);
-	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_RESERVE))
+	ksft_print_msg("MAX_PAGE_ORDER %d; boot values: watermark_ladder_order %ld, watermark_ladder_reserve_kbytes %ld, watermark_ladder_serve_ms %ld\n",
+		       max_order, order0, reserve0, serve0);
+	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_RESERVE) ||
+	    lab_save_sysctl(LADDER_SERVE))
 		ksft_exit_fail_msg("cannot save the ladder sysctls\n");
 
 	/* The boot values: the defaults, unless the command line set them. */
 	want_order = cmdline_param("sysctl.vm.watermark_ladder_order", ORDER_DEFAULT);
 	want_reserve = cmdline_param("sysctl.vm.watermark_ladder_reserve_kbytes",
 				     RESERVE_DEFAULT);
-	if (want_order != ORDER_DEFAULT || want_reserve != RESERVE_DEFAULT)
-		ksft_print_msg("the command line sets the boot values: order %ld, reserve_kbytes %ld\n",
-			       want_order, want_reserve);
+	want_serve = cmdline_param("sysctl.vm.watermark_ladder_serve_ms", SERVE_DEFAULT);
+	if (want_order != ORDER_DEFAULT || want_reserve != RESERVE_DEFAULT ||
+	    want_serve != SERVE_DEFAULT)
+		ksft_print_msg("the command line sets the boot values: order %ld, reserve_kbytes %ld, serve_ms %ld\n",
+			       want_order, want_reserve, want_serve);
 
-	/* 2 boot values + round trips + bad inputs + 2 zoneinfo + restore */
-	ksft_set_plan(2 + (max_order + 1) + n_res + n_bad + (n_bad - n_order_only) + 2 + 1);
+	/*
+	 * 3 boot values + round trips + bad inputs (order: all; reserve_kbytes:
+	 * all but order_only; serve_ms: all but order_only, and its max + 1)
+	 * + 2 zoneinfo + restore
+	 */
+	ksft_set_plan(3 + (max_order + 1) + n_res + n_serve + n_bad +
+		      2 * (n_bad - n_order_only) + 1 + 2 + 1);
 
 	ksft_test_result(order0 == want_order,
 			 "watermark_ladder_order boots at %ld (is %ld)\n", want_order, order0);
@@ -193,10 +179,16 @@ int main(void)
 			 "watermark_ladder_reserve_kbytes boots at %ld (is %ld)\n",
 			 want_reserve, reserve0);
 
+	ksft_test_result(serve0 == want_serve,
+			 "watermark_ladder_serve_ms boots at %ld (is %ld)\n",
+			 want_serve, serve0);
+
 	for (i = 0; i <= max_order; i++)
 		round_trip("watermark_ladder_order", LADDER_ORDER, i);
 	for (i = 0; i < n_res; i++)
 		round_trip("watermark_ladder_reserve_kbytes", LADDER_RESERVE, reserves[i]);
+	for (i = 0; i < n_serve; i++)
+		round_trip("watermark_ladder_serve_ms", LADDER_SERVE, serves[i]);
 
 	/* Values other than the defaults, so "unchanged" cannot be luck. */
 	for (i = 0; i < n_bad; i++)
@@ -205,6 +197,14 @@ int main(void)
 		if (!bad[i].order_only)
 			bad_write("watermark_ladder_reserve_kbytes", LADDER_RESERVE, 12345,
 				  &bad[i]);
+	for (i = 0; i < n_bad; i++)
+		if (!bad[i].order_only)
+			bad_write("watermark_ladder_serve_ms", LADDER_SERVE, 777, &bad[i]);
+	{
+		const struct bad_input over = { "10001 (max + 1)", "10001", 5, EINVAL, 0 };
+
+		bad_write("watermark_ladder_serve_ms", LADDER_SERVE, 777, &over);
+	}
 
 	/* The reserve line, under the default cap. */
 	err = sysctl_set(LADDER_RESERVE, RESERVE_DEFAULT);
@@ -215,8 +215,9 @@ int main(void)
 	reserve_lines(0, RESERVE_DEFAULT);
 
 	lab_restore_sysctls();
-	err = !check_value(LADDER_ORDER, order0) || !check_value(LADDER_RESERVE, reserve0);
-	ksft_test_result(!err, "boot values restored (order %ld, reserve_kbytes %ld)\n", order0,
-			 reserve0);
+	err = !sysctl_holds(LADDER_ORDER, order0) || !sysctl_holds(LADDER_RESERVE, reserve0) ||
+	      !sysctl_holds(LADDER_SERVE, serve0);
+	ksft_test_result(!err, "boot values restored (order %ld, reserve_kbytes %ld, serve_ms %ld)\n",
+			 order0, reserve0, serve0);
 	ksft_finished();
 }
