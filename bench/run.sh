@@ -37,7 +37,13 @@
 #                above 2048 the streamed file is 4 x MiB (its own disk).
 #                One vCPU: a guest given -smp 2 comes up with one CPU (its
 #                MP table lists the boot CPU only, and the guest config has
-#                no ACPI, whose MADT would list the rest)
+#                no ACPI, whose MADT would list the rest). QEMU's qboot
+#                firmware (-bios /usr/share/qemu/qboot.rom) lists both, but
+#                under -icount the second vCPU then stops taking its timer
+#                interrupts after a restore (RCU stall reports, 20-46 s of
+#                guest time without a monitor snapshot; nohz=off and
+#                idle=poll change nothing; QEMU 7.2), so no state is run
+#                with more than one vCPU
 #   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
 #   -F           also the fast-path boots (allocbench, job bench-fastpath)
 #   -a           any state counts, target reached or not (check-debug's smoke run)
