@@ -142,6 +142,21 @@ fi
 if [ "$set_thp" != 0 ] && [ "$set_kernel" != thp ]; then
 	die "set '$set_name': thp=$set_thp needs kernel=thp (the other guests have no THP)"
 fi
+# A set's savemin=KB line: its states are saved with vm.min_free_kbytes=KB
+# on the kernel command line, applied after the initcalls, so after
+# khugepaged has raised the value at boot; the fragmenter then works to the
+# watermarks of KB. Part of the state key.
+set_savemin=$(set_get savemin)
+case $set_savemin in
+'') ;;
+*[!0-9]*) die "set '$set_name': savemin=$set_savemin is not a number of KiB" ;;
+*)
+	set_savemin=$((10#$set_savemin))
+	if [ "$set_savemin" -lt 128 ] || [ "$set_savemin" -gt 262144 ]; then
+		die "set '$set_name': savemin=$set_savemin must be 128..262144 (KiB)"
+	fi
+	;;
+esac
 case ${set_frag:-1} in
 1 | raw | stressng) ;;
 *) die "set '$set_name': unknown frag=$set_frag (1: the lab's fragmenter, raw: the same with its cache from the raw device, stressng: stress-ng)" ;;
@@ -239,6 +254,7 @@ net_client() {
 # boot_append VARIANT FRAG SEED: the kernel command line of a save.
 boot_append() {
 	local a="kunit.enable=0 tsc=reliable lab.frag=$2 lab.seed=$3"
+	[ -z "$set_savemin" ] || a="$a sysctl.vm.min_free_kbytes=$set_savemin"
 	case $1 in baseline*) ;; *) a="$a sysctl.vm.watermark_ladder_order=0" ;; esac
 	echo "$a"
 }
@@ -248,6 +264,7 @@ state_key() {
 	{
 		echo "$1 $MEM"
 		qemu_args ""
+		[ -z "$set_savemin" ] || echo "savemin $set_savemin"
 		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
 	} | sha256sum | cut -c1-12
 }
@@ -510,6 +527,7 @@ write_manifest() {
 		echo "frag	${set_frag:-1}"
 		echo "kernel	${set_kernel:-default}"
 		echo "thp_mib	$set_thp"
+		echo "savemin_kb	${set_savemin:-boot}"
 		echo "icount	$ICOUNT"
 		echo "rtc	clock=vm"
 		echo "jobs	$jobs"
