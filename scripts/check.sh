@@ -121,12 +121,14 @@ host_checks() {
 	run_step "bench parser and report" "$LAB_ROOT/bench/selftest.sh" || true
 }
 
-# guest_tests VARIANT TIMEOUT: boot job `check`, count KUnit + TAP.
+# guest_tests VARIANT TIMEOUT [TESTS]: boot job `check`, count KUnit + TAP;
+# TESTS (comma-separated) runs only those in-guest tests (lab.tests=).
 guest_tests() {
-	local v=$1 timeout=$2 console=$LOGS/$1-check.console.log result=$LOGS/$1-check.result
+	local v=$1 timeout=$2 tests=${3:-} console=$LOGS/$1-check.console.log result=$LOGS/$1-check.result
 	# The page-cache disk (/dev/vda) that the fragmenter-based tests read.
-	run_step "boot $v, job check" "$LAB_ROOT/scripts/boot.sh" --variant "$v" --job check \
-		--timeout "$timeout" --disk "$BUILD/check-disk.img" || true
+	run_step "boot $v, job check${tests:+: $tests}" "$LAB_ROOT/scripts/boot.sh" --variant "$v" \
+		--job check --timeout "$timeout" --disk "$BUILD/check-disk.img" \
+		${tests:+--append "lab.tests=$tests"} || true
 	if [ -z "$(series)" ]; then
 		run_step "KUnit ($v)" echo "SKIP: kunit: no patches in patches/series yet, so no KUnit suite to run" || true
 	else
@@ -325,18 +327,6 @@ bench_tcp() {
 # are served from (patch 10). About 12 min of cold build on 2 cores.
 DIST_TESTS=ladder_kswapd_test,ladder_zoneinfo_test
 
-# dist_tests: boot job `check` on patched-thp with DIST_TESTS only, count
-# their TAP; the guest's KUnit run is the same code as patched's and is not
-# counted twice.
-dist_tests() {
-	run_step "boot patched-thp (THP, ZONE_DMA), job check: $DIST_TESTS" \
-		"$LAB_ROOT/scripts/boot.sh" --variant patched-thp --job check --name patched-thp-check \
-		--timeout "${LAB_CHECK_TIMEOUT:-900}" --disk "$BUILD/check-disk.img" \
-		--append "lab.tests=$DIST_TESTS" || true
-	run_step "in-guest tests (patched-thp: THP, ZONE_DMA)" "$LAB_ROOT/scripts/tap-results.sh" \
-		"$LOGS/patched-thp-check.result" || true
-}
-
 main() {
 	local variant=${1:-patched}
 	mkdir -p "$LOGS"
@@ -365,7 +355,7 @@ main() {
 			"$LOGS/patched-reliability.result" || true
 		run_step "benchmark: TCP over loopback, the kernel's page-frag refills" bench_tcp || true
 		if build_guest patched-thp; then
-			dist_tests
+			guest_tests patched-thp "${LAB_CHECK_TIMEOUT:-900}" "$DIST_TESTS"
 		fi
 	else
 		background_start debug-bench debug_bench
