@@ -319,6 +319,14 @@ def parse_run(path):
             summary[t + "_cpu_s"] = (cpu["final"][t] - cpu["begin"][t]) / USER_HZ
     if "kswapd0_cpu_s" in summary:
         summary["daemons_cpu_s"] = summary["kswapd0_cpu_s"] + summary.get("kcompactd0_cpu_s", 0)
+    # The same costs per unit of the reader's work: a setting under which
+    # the reader reads more also reclaims and refaults more, for that.
+    if summary.get("reader_mib", 0) > 0:
+        gib = summary["reader_mib"] / 1024
+        if "daemons_cpu_s" in summary:
+            summary["daemons_cpu_s_per_gib"] = summary["daemons_cpu_s"] / gib
+        if "workingset_refault_file" in summary:
+            summary["refaults_per_mib"] = summary["workingset_refault_file"] / summary["reader_mib"]
 
     if "sg" in rx:
         summary["sg"] = rx["sg"]

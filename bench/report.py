@@ -48,6 +48,8 @@ METRICS = [
     ("compact_daemon_migrate_scanned", "kcompactd pages scanned", 1.0),
     ("free_mib_mean", "free memory during the run, MiB", 0.0),
     ("reader_mib_s", "reader MiB/s (guest time)", 0.0),
+    ("daemons_cpu_s_per_gib", "kswapd + kcompactd CPU s per GiB the reader read", 0.0),
+    ("refaults_per_mib", "file refaults per MiB the reader read", 0.0),
     ("ns_per_attempt", "ns per refill attempt", 0.0),
     ("free_ge3_pages_mean", "free pages in blocks >= order 3", 1.0),
     ("first_fail_ms", "first failure ms (-1 none)", None),
@@ -141,11 +143,17 @@ def kind(cfg):
     """stock-kernel, stock (a stock knob on the patched kernel), ladder,
     sg (a demand-side reference: the scatter/gather ring, or the network's
     high_order_alloc_disable) or healthy (no fragmenter)."""
+    if conf(cfg).get("frag", "1") == "0" and conf(cfg).get("variant") != "baseline":
+        return "healthy"
+    return role(cfg)
+
+
+def role(cfg):
+    """What a configuration is, whatever memory it runs on: kind() with a
+    healthy-system configuration named for its setting."""
     c = conf(cfg)
     if c.get("variant") == "baseline":
         return "stock-kernel"
-    if c.get("frag", "1") == "0":
-        return "healthy"
     if c.get("sg", "0") == "1" or "high_order_alloc_disable=1" in c.get("sysctl", ""):
         return "sg"
     if "watermark_ladder_order" in c.get("sysctl", ""):
@@ -207,6 +215,13 @@ def values(runs, cfg, metric, rep=1):
 def control_of(cfg, control):
     c = conf(cfg).get("control")
     return c or control
+
+
+def scenario(cfg):
+    """What a configuration is measured against: its fragmenter and its
+    ring (frag, rx_rate, rx_ring). The frontier compares within one."""
+    c = conf(cfg)
+    return (c.get("frag", "1"), c.get("rx_rate", "2000"), c.get("rx_ring", "512"))
 
 
 def state_kind(cfg):
@@ -464,13 +479,15 @@ def frontier(outdir, runs, configs, summ):
     loses no more frames, and the stock setting with the fewest losses
     among those that cost no more (both by median); then the ladder against
     the latter, paired over the states they share, with intervals: only an
-    interval that excludes 1 (and a rank test that agrees) says who is ahead."""
-    stock = [c for c in configs if kind(c) == "stock" and MAIN in summ[c]]
+    interval that excludes 1 (and a rank test that agrees) says who is ahead.
+    Within one scenario(): the healthy system's ladder against its stock
+    knobs, the fragmented one's against theirs."""
+    stock = [c for c in configs if role(c) == "stock" and MAIN in summ[c]]
     # With demand=tcp/net the demand-side row (hoad) asks for no order 3 at
     # all: no fallbacks by construction, paid in throughput, which is not
     # one of the frontier's costs; the table shows it.
     sides = ("ladder", "sg") if MAIN == "lost" else ("ladder",)
-    ladders = [c for c in configs if kind(c) in sides and MAIN in summ[c]]
+    ladders = [c for c in configs if role(c) in sides and MAIN in summ[c]]
     lines = ["frontier: each ladder setting against the stock settings (medians; "
              f"'vs' is paired: {MAIN_WORD}, then the cost, ratio [95%])"]
     rows = []
@@ -483,9 +500,10 @@ def frontier(outdir, runs, configs, summ):
             if m not in summ[lad]:
                 continue
             c_l = summ[lad][m]["median"]
-            cand = [s for s in stock if m in summ[s] and summ[s][MAIN]["median"] <= f_l]
+            peers = [s for s in stock if scenario(s) == scenario(lad)]
+            cand = [s for s in peers if m in summ[s] and summ[s][MAIN]["median"] <= f_l]
             cheap = min(cand, key=lambda s: summ[s][m]["median"]) if cand else None
-            same = [s for s in stock if m in summ[s] and summ[s][m]["median"] <= c_l]
+            same = [s for s in peers if m in summ[s] and summ[s][m]["median"] <= c_l]
             best = min(same, key=lambda s: summ[s][MAIN]["median"]) if same else None
             a = (f"cheapest stock with {MAIN_WORD} <= {fmt(f_l)}: "
                  + (f"{cheap} ({fmt(summ[cheap][m]['median'])}, {MAIN_WORD} "
@@ -534,8 +552,11 @@ def gnuplot(script):
 
 def plot_frontier(outdir, configs, summ):
     """Lost frames (+1, log) against each cost; the stock frontier is the
-    lower-left envelope of the stock settings."""
+    lower-left envelope of the stock settings. False, and no plot, when no
+    configuration has a point (a set of healthy-system configurations
+    only: gnuplot has no range to draw)."""
     data = os.path.join(outdir, "frontier.dat")
+    png = os.path.join(outdir, "frontier.png")
     groups = {"stock": [], "ladder": [], "sg": [], "stock-kernel": []}
     with open(data, "w") as f:
         for gi, g in enumerate(groups):
@@ -559,8 +580,12 @@ def plot_frontier(outdir, configs, summ):
                     best = y
                     f.write(f"{x}\t{y}\n")
             f.write("\n\n")
+    if not any(groups.values()):
+        if os.path.exists(png):
+            os.remove(png)
+        return False
     s = ["set terminal pngcairo noenhanced size 1500,480 font ',10'",
-         f"set output '{os.path.join(outdir, 'frontier.png')}'",
+         f"set output '{png}'",
          f"set multiplot layout 1,3 title '{MAIN_WORD} (median over saved states) "
          "against what it costs; line: stock frontier'",
          "set datafile separator '\\t'", "set logscale y", "set grid",
@@ -583,6 +608,7 @@ def plot_frontier(outdir, configs, summ):
                  f"title 'stock kernel'")
     s.append("unset multiplot")
     gnuplot("\n".join(s) + "\n")
+    return True
 
 
 def plot_series(outdir, runs, configs, control):
@@ -687,13 +713,16 @@ def main(argv):
     print(noise_floor(outdir, runs, control))
     print()
     print(frontier(outdir, runs, configs, summ))
-    plot_frontier(outdir, configs, summ)
+    drawn = plot_frontier(outdir, configs, summ)
+    if not drawn:
+        print("frontier.png: not drawn, every configuration runs on the healthy "
+              "system (the frontier is drawn for fragmented memory)")
     plot_series(outdir, runs, configs, control)
     fp = fastpath(outdir)
     if fp:
         print("\nfast path (ns per alloc+free pair, median):\n" + fp)
     print(f"\nresults: {outdir} (table.txt, summary.csv, noise.txt, frontier.txt, "
-          f"frontier.png, free-ge3.png)")
+          f"{'frontier.png, ' if drawn else ''}free-ge3.png)")
 
 
 if __name__ == "__main__":

@@ -65,7 +65,8 @@
 #    from the same stock-behaving state.
 # 3. bench/report.py: runs.csv, summary.csv with intervals, paired ratios
 #    against the control from the same state, the frontier and the plots.
-# Configurations: bench/configs/NAME.conf (variant=, sysctl=, sg=, frag=).
+# Configurations: bench/configs/NAME.conf (variant=, sysctl=, sg=, frag=,
+# rx_rate=, rx_ring=).
 set -eu
 BENCH=$(cd "$(dirname "$0")" && pwd)
 . "$BENCH/../scripts/lib.sh"
@@ -179,6 +180,22 @@ conf_frag() {
 	local f
 	f=$(conf_get "$1" frag)
 	echo "${f:-${set_frag:-1}}"
+}
+
+# conf_rx NAME: the RX ring's refill rate and size for configuration NAME,
+# as fields of the go line: its rx_rate= (refills per second, 1..100000)
+# and rx_ring= (buffers, 1..65536), by default the guest's 2000 and 512.
+conf_rx() {
+	local rate ring
+	rate=$(conf_get "$1" rx_rate 2000)
+	ring=$(conf_get "$1" rx_ring 512)
+	case $rate in *[!0-9]*) rate=0 ;; esac
+	case $ring in *[!0-9]*) ring=0 ;; esac
+	[ "$rate" -ge 1 ] && [ "$rate" -le 100000 ] ||
+		die "bench/configs/$1.conf: rx_rate=$(conf_get "$1" rx_rate) is not a rate of 1..100000 refills/s"
+	[ "$ring" -ge 1 ] && [ "$ring" -le 65536 ] ||
+		die "bench/configs/$1.conf: rx_ring=$(conf_get "$1" rx_ring) is not a ring of 1..65536 buffers"
+	echo "rxrate=$rate rxring=$ring"
 }
 
 # conf_variant NAME: the kernel variant configuration NAME runs on: its
@@ -464,7 +481,7 @@ restore_run() {
 	# The state was saved paused: it arrives paused, and is let go here.
 	"$PYTHON" "$BENCH/state.py" resume --qmp "$tmpdir/$run.qmp" --timeout 600 --pid "$qemu" \
 		--go-file "$tmpdir/$run.mem" \
-		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) demand=$demand thp=$set_thp sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
+		--go-line "go cfg=$cfg nudge=$nudge secs=$secs settle=$settle sg=$(conf_get "$cfg" sg 0) $(conf_rx "$cfg") demand=$demand thp=$set_thp sysctl=$(conf_get "$cfg" sysctl)" >>"$outdir/$name.$seed.resume.log" 2>&1 || pkill -f -- "$tmpdir/$run.qmp" || true
 	wait "$qemu" || rc=$?
 	if [ -n "$client" ]; then
 		kill "$client" 2>/dev/null || true
@@ -547,6 +564,10 @@ write_manifest() {
 
 main() {
 	local v cfg seed name k frag
+	# Every configuration's ring is checked before anything is made.
+	for cfg in "${configs[@]}"; do
+		conf_rx "$cfg" >/dev/null
+	done
 	stamp=$(date -u +%Y%m%d-%H%M%S)
 	outdir=${outdir:-$BUILD/results/$set_name-$stamp}
 	# runs.tsv is appended to, and a result left from an earlier run would

@@ -170,6 +170,24 @@ for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-d udp" "-m 100" "-p 9" "-s c
 	fi
 done
 
+# A configuration whose ring cannot be run is refused the same way: a rate
+# that is not a number, a ring above the module's 65536 buffers.
+for kv in "rx_rate=abc" "rx_ring=65537" "rx_rate=0"; do
+	conf_file=$BENCH/configs/.selftest-$$.conf set_file=$BENCH/sets/.selftest-$$
+	printf 'variant=patched\n%s\n' "$kv" >"$conf_file"
+	printf '.selftest-%s\n' "$$" >"$set_file"
+	rc=0
+	"$BENCH/run.sh" -s ".selftest-$$" -o "$out/rx" >"$out/bad.txt" 2>&1 || rc=$?
+	rm -f "$conf_file" "$set_file"
+	if [ "$rc" != 0 ] && [ "$(wc -l <"$out/bad.txt")" = 1 ] &&
+		grep -q "error: bench/configs/.selftest-$$.conf: ${kv%%=*}=" "$out/bad.txt" &&
+		[ ! -e "$out/rx" ]; then
+		result 0 "bench/run.sh: a configuration with '$kv' is refused in one error line, nothing made"
+	else
+		result 1 "bench/run.sh: a configuration with '$kv': rc=$rc, output: $(head -c 200 "$out/bad.txt")"
+	fi
+done
+
 # A set whose lines cannot be run is refused the same way: a THP user on a
 # guest without THP, a kernel kind that does not exist, a THP user of odd
 # MiB (it maps whole 2 MiB chunks) or not a number, a fragmenter that does

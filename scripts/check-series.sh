@@ -7,6 +7,8 @@
 # results are counted by make check). One PASS/FAIL line per patch, for check.sh to count.
 #
 # usage: scripts/check-series.sh
+#   SERIES_FROM=N starts at patch N (the prefixes before it are not checked,
+#   and no line is printed for them): to finish a run that was stopped.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -43,12 +45,16 @@ check_prefix() {
 }
 
 main() {
-	local n=0 commit
+	local n=0 commit from=${SERIES_FROM:-1}
+	case $from in
+	'' | *[!0-9]*) die "SERIES_FROM=$from: not a patch number" ;;
+	esac
 	[ -f "$BUILD/initramfs/patched.cpio.gz" ] ||
 		die "build/initramfs/patched.cpio.gz missing: make initramfs-patched"
 	ensure_worktree
 	for commit in $(series_commits); do
 		n=$((n + 1))
+		[ "$n" -ge "$from" ] || continue
 		timed "patch $n" check_prefix "$n" "$commit"
 	done
 	[ "$n" -gt 0 ] || echo "FAIL: the series has no patch"

@@ -7,7 +7,8 @@
 #   2. the guest is saved; each restore applies one configuration's sysctls
 #      and lets the system settle for $settle seconds (counted in the costs);
 #   3. for $SECS seconds, at the same time, the demand (demand=rx, default):
-#        rxring     GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 512,
+#        rxring     GFP_ATOMIC order-3 refills from softirq, 2000/s, ring 512
+#                   (a configuration's rx_rate= and rx_ring= change them),
 #                   whole ring given back every second (sg=1: each frame
 #                   from 8 order-0 pages, the scatter/gather reference)
 #      or (demand=tcp) the kernel's own order-3 user:
@@ -287,8 +288,9 @@ go_field() {
 # and saves the whole guest (bench/state.py) once "bench: state-ready" is
 # out, then restores it once per configuration, writing into that memory,
 # before the guest runs again, a line
-#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 demand=rx|tcp|net thp=MiB sysctl=K=V,K=V
-# Sets cfg, nudge, sysctls, secs, settle, sg, demand, thp.
+#   go cfg=NAME nudge=N secs=S settle=S sg=0|1 rxrate=N rxring=N demand=rx|tcp|net thp=MiB sysctl=K=V,K=V
+# Sets cfg, nudge, sysctls, secs, settle, sg, RX_RATE, RX_RING (the module
+# refuses values out of its range), demand, thp.
 wait_for_go() {
 	line=$("$BIN/waitgo")
 	cfg=$(go_field "$line" cfg unnamed)
@@ -296,6 +298,8 @@ wait_for_go() {
 	secs=$(go_field "$line" secs 30)
 	settle=$(go_field "$line" settle 5)
 	sg=$(go_field "$line" sg 0)
+	RX_RATE=$(go_field "$line" rxrate "$RX_RATE")
+	RX_RING=$(go_field "$line" rxring "$RX_RING")
 	demand=$(go_field "$line" demand rx)
 	thp=$(go_field "$line" thp 0)
 	sysctls=$(go_field "$line" sysctl "")
