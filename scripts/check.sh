@@ -324,7 +324,8 @@ bench_tcp() {
 # like guest (variant patched-thp: kconfig/thp.config, THP and ZONE_DMA as
 # Debian builds them), where a small zone sits below the one the demand
 # uses: kswapd must still be woken for the ladder of the zone the requests
-# are served from (patch 10). About 12 min of cold build on 2 cores.
+# are served from (patch 3; 10/10 in v6). About 12 min of cold build on 2
+# cores.
 DIST_TESTS=ladder_kswapd_test,ladder_zoneinfo_test
 
 main() {
