@@ -191,10 +191,12 @@ conf_rx() {
 	ring=$(conf_get "$1" rx_ring 512)
 	case $rate in *[!0-9]*) rate=0 ;; esac
 	case $ring in *[!0-9]*) ring=0 ;; esac
-	[ "$rate" -ge 1 ] && [ "$rate" -le 100000 ] ||
+	if [ "$rate" -lt 1 ] || [ "$rate" -gt 100000 ]; then
 		die "bench/configs/$1.conf: rx_rate=$(conf_get "$1" rx_rate) is not a rate of 1..100000 refills/s"
-	[ "$ring" -ge 1 ] && [ "$ring" -le 65536 ] ||
+	fi
+	if [ "$ring" -lt 1 ] || [ "$ring" -gt 65536 ]; then
 		die "bench/configs/$1.conf: rx_ring=$(conf_get "$1" rx_ring) is not a ring of 1..65536 buffers"
+	fi
 	echo "rxrate=$rate rxring=$ring"
 }
 

@@ -383,7 +383,7 @@ final_block() {
 # run_rx: RX ring + streaming reader + monitor for $secs, then the final
 # counters.
 run_rx() {
-	insmod "$MOD/rxring.ko" order=$RX_ORDER sg="$sg" rate=$RX_RATE ring=$RX_RING \
+	insmod "$MOD/rxring.ko" order=$RX_ORDER sg="$sg" rate="$RX_RATE" ring="$RX_RING" \
 		drain_ms=$RX_DRAIN_MS duration_ms=$((secs * 1000))
 	rm -f /tmp/bench.stop
 	monitor &
