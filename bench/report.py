@@ -143,9 +143,10 @@ def kind(cfg):
     """stock-kernel, stock (a stock knob on the patched kernel), ladder,
     sg (a demand-side reference: the scatter/gather ring, or the network's
     high_order_alloc_disable) or healthy (no fragmenter)."""
-    if conf(cfg).get("frag", "1") == "0" and conf(cfg).get("variant") != "baseline":
+    r = role(cfg)
+    if r != "stock-kernel" and conf(cfg).get("frag", "1") == "0":
         return "healthy"
-    return role(cfg)
+    return r
 
 
 def role(cfg):
@@ -219,9 +220,10 @@ def control_of(cfg, control):
 
 def scenario(cfg):
     """What a configuration is measured against: its fragmenter and its
-    ring (frag, rx_rate, rx_ring). The frontier compares within one."""
+    ring (frag, and rx_rate, rx_ring as the configuration sets them; the
+    ring's defaults live in the guest). The frontier compares within one."""
     c = conf(cfg)
-    return (c.get("frag", "1"), c.get("rx_rate", "2000"), c.get("rx_ring", "512"))
+    return (c.get("frag", "1"), c.get("rx_rate"), c.get("rx_ring"))
 
 
 def state_kind(cfg):

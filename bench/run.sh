@@ -182,22 +182,30 @@ conf_frag() {
 	echo "${f:-${set_frag:-1}}"
 }
 
-# conf_rx NAME: the RX ring's refill rate and size for configuration NAME,
-# as fields of the go line: its rx_rate= (refills per second, 1..100000)
-# and rx_ring= (buffers, 1..65536), by default the guest's 2000 and 512.
+# conf_rx NAME: the go line's fields for the RX ring of configuration NAME:
+# its rx_rate= (refills per second) and rx_ring= (buffers), each only if
+# set (the guest's defaults, 2000 and 512, stand otherwise), checked
+# against rxring.ko's limits so that a bad value stops the run here rather
+# than in every guest.
 conf_rx() {
-	local rate ring
-	rate=$(conf_get "$1" rx_rate 2000)
-	ring=$(conf_get "$1" rx_ring 512)
-	case $rate in *[!0-9]*) rate=0 ;; esac
-	case $ring in *[!0-9]*) ring=0 ;; esac
-	if [ "$rate" -lt 1 ] || [ "$rate" -gt 100000 ]; then
-		die "bench/configs/$1.conf: rx_rate=$(conf_get "$1" rx_rate) is not a rate of 1..100000 refills/s"
+	local rate ring out=""
+	rate=$(conf_get "$1" rx_rate)
+	ring=$(conf_get "$1" rx_ring)
+	if [ -n "$rate" ]; then
+		case $rate in *[!0-9]*) rate=0 ;; esac
+		if [ "$rate" -lt 1 ] || [ "$rate" -gt 100000 ]; then
+			die "bench/configs/$1.conf: rx_rate=$(conf_get "$1" rx_rate) is not a rate of 1..100000 refills/s"
+		fi
+		out="rxrate=$rate"
 	fi
-	if [ "$ring" -lt 1 ] || [ "$ring" -gt 65536 ]; then
-		die "bench/configs/$1.conf: rx_ring=$(conf_get "$1" rx_ring) is not a ring of 1..65536 buffers"
+	if [ -n "$ring" ]; then
+		case $ring in *[!0-9]*) ring=0 ;; esac
+		if [ "$ring" -lt 1 ] || [ "$ring" -gt 65536 ]; then
+			die "bench/configs/$1.conf: rx_ring=$(conf_get "$1" rx_ring) is not a ring of 1..65536 buffers"
+		fi
+		out="$out${out:+ }rxring=$ring"
 	fi
-	echo "rxrate=$rate rxring=$ring"
+	echo "$out"
 }
 
 # conf_variant NAME: the kernel variant configuration NAME runs on: its
