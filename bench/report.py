@@ -58,12 +58,21 @@ METRICS = [
     ("compact_daemon_ladder_reclaimed", "pages kcompactd reclaimed for ladder blocks", 1.0),
 ]
 METRIC_ADD = {m: a for m, _, a in METRICS}
-# The costs a ladder setting is weighed by, lower is cheaper.
+# The costs a ladder setting is weighed by: (metric, label, higher is
+# cheaper). A throughput is a cost read the other way: the work the guest
+# got done beside the demand (the reader) or, with demand=tcp/net, the
+# demand's own (use_demand() swaps it in).
 COSTS = [
-    ("daemons_cpu_s", "kswapd+kcompactd CPU s"),
-    ("workingset_refault_file", "file refaults"),
-    ("free_mib_mean", "free MiB held"),
+    ("daemons_cpu_s", "kswapd+kcompactd CPU s", False),
+    ("workingset_refault_file", "file refaults", False),
+    ("free_mib_mean", "free MiB held", False),
+    ("reader_mib_s", "reader MiB/s (higher is cheaper)", True),
 ]
+
+
+def no_costlier(cost, than, higher_cheaper):
+    """Does @cost cost no more than @than?"""
+    return cost >= than if higher_cheaper else cost <= than
 MAIN = "lost"
 # How the main metric reads in sentences: "<config>: lost 12", "loses fewer".
 MAIN_WORD, MAIN_VERB = "lost", "loses"
@@ -359,9 +368,12 @@ DEMAND = "rx"
 def use_demand(demand):
     """Switch the metrics, table and wording to the manifest's demand."""
     global METRICS, METRIC_ADD, MAIN, MAIN_WORD, MAIN_VERB, TABLE_COLS, NOISE_METRICS, DEMAND
+    global COSTS
     DEMAND = demand
     if demand not in ("tcp", "net"):
         return
+    COSTS = [c for c in COSTS if c[0] != "reader_mib_s"] + [
+        ("tcp_mbit_s", "TCP Mbit/s (higher is cheaper)", True)]
     METRICS = TCP_METRICS
     METRIC_ADD = {m: a for m, _, a in METRICS}
     MAIN, MAIN_WORD, MAIN_VERB = "frag3_fail", "fallbacks", "falls back"
@@ -497,20 +509,22 @@ def frontier(outdir, runs, configs, summ):
         f_l = summ[lad][MAIN]["median"]
         lines.append(f"{lad}: {MAIN_WORD} {fmt(f_l)}"
                      + "".join(f", {lab} {fmt(summ[lad][m]['median'])}"
-                               for m, lab in COSTS if m in summ[lad]))
-        for m, lab in COSTS:
+                               for m, lab, _ in COSTS if m in summ[lad]))
+        for m, lab, up in COSTS:
             if m not in summ[lad]:
                 continue
             c_l = summ[lad][m]["median"]
             peers = [s for s in stock if scenario(s) == scenario(lad)]
             cand = [s for s in peers if m in summ[s] and summ[s][MAIN]["median"] <= f_l]
-            cheap = min(cand, key=lambda s: summ[s][m]["median"]) if cand else None
-            same = [s for s in peers if m in summ[s] and summ[s][m]["median"] <= c_l]
+            sign = -1 if up else 1
+            cheap = min(cand, key=lambda s: sign * summ[s][m]["median"]) if cand else None
+            same = [s for s in peers if m in summ[s]
+                    and no_costlier(summ[s][m]["median"], c_l, up)]
             best = min(same, key=lambda s: summ[s][MAIN]["median"]) if same else None
             a = (f"cheapest stock with {MAIN_WORD} <= {fmt(f_l)}: "
                  + (f"{cheap} ({fmt(summ[cheap][m]['median'])}, {MAIN_WORD} "
                     f"{fmt(summ[cheap][MAIN]['median'])})" if cheap else "none"))
-            b = (f"best stock costing <= {fmt(c_l)}: "
+            b = (f"best stock {'at >=' if up else 'costing <='} {fmt(c_l)}: "
                  + (f"{best} ({MAIN_WORD} {fmt(summ[best][MAIN]['median'])})"
                     if best else "none"))
             verdict = "no stock setting costs no more"
@@ -554,60 +568,81 @@ def gnuplot(script):
 
 def plot_frontier(outdir, configs, summ):
     """Lost frames (+1, log) against each cost; the stock frontier is the
-    lower-left envelope of the stock settings. False, and no plot, when no
-    configuration has a point (a set of healthy-system configurations
-    only: gnuplot has no range to draw)."""
+    envelope of the stock settings from the cheapest on. False, and no
+    plot, when no configuration has a point (a set of healthy-system
+    configurations only: gnuplot has no range to draw). Each group of
+    points and each frontier line is a data set of frontier.dat, written
+    only when it has points (gnuplot folds an empty data set into the
+    next one's index)."""
     data = os.path.join(outdir, "frontier.dat")
     png = os.path.join(outdir, "frontier.png")
-    groups = {"stock": [], "ladder": [], "sg": [], "stock-kernel": []}
+    styles = {
+        "stock": ("pt 7 lc rgb '#1f77b4'", "stock knobs", "offset 0,0.6"),
+        "ladder": ("pt 9 ps 1.3 lc rgb '#d62728'", "ladder",
+                   "offset 0,-0.6 tc rgb '#d62728'"),
+        "sg": ("pt 5 lc rgb '#2ca02c'", "scatter/gather", None),
+        "stock-kernel": ("pt 4 lc rgb 'black'", "stock kernel", None),
+    }
+    groups = {g: [] for g in styles}
+    for c in configs:
+        g = kind(c)
+        if g not in groups or MAIN not in summ[c]:
+            continue
+        vals = [summ[c].get(m, {}).get("median") for m, _, _ in COSTS]
+        if None not in vals:
+            groups[g].append((c, vals))
+    if not any(groups.values()):
+        if os.path.exists(png):
+            os.remove(png)
+        return False
+    index = {}
     with open(data, "w") as f:
-        for gi, g in enumerate(groups):
-            for c in configs:
-                if kind(c) != g or MAIN not in summ[c]:
-                    continue
-                vals = [summ[c].get(m, {}).get("median") for m, _ in COSTS]
-                if None in vals:
-                    continue
+        n = 0
+        for g, pts in groups.items():
+            if not pts:
+                continue
+            for c, vals in pts:
                 f.write(f"{c}\t{summ[c][MAIN]['median'] + 1}\t"
                         + "\t".join(str(v) for v in vals) + "\n")
-                groups[g].append(c)
             f.write("\n\n")
-        # The frontier per cost: stock points sorted by cost, running min.
-        for ci, (m, _) in enumerate(COSTS):
-            pts = sorted((summ[c][m]["median"], summ[c][MAIN]["median"] + 1)
-                         for c in groups["stock"] if m in summ[c])
+            index[g] = n
+            n += 1
+        # The frontier per cost: stock points from the cheapest on (a
+        # throughput: from the highest), running min.
+        for ci, (m, _, up) in enumerate(COSTS):
+            pts = sorted(((vals[ci], summ[c][MAIN]["median"] + 1)
+                          for c, vals in groups["stock"]), reverse=up)
             best = None
             for x, y in pts:
                 if best is None or y < best:
                     best = y
                     f.write(f"{x}\t{y}\n")
-            f.write("\n\n")
-    if not any(groups.values()):
-        if os.path.exists(png):
-            os.remove(png)
-        return False
-    s = ["set terminal pngcairo noenhanced size 1500,480 font ',10'",
+            if best is not None:
+                f.write("\n\n")
+                index[("line", ci)] = n
+                n += 1
+    s = ["set terminal pngcairo noenhanced size 1900,480 font ',10'",
          f"set output '{png}'",
-         f"set multiplot layout 1,3 title '{MAIN_WORD} (median over saved states) "
+         f"set multiplot layout 1,{len(COSTS)} title '{MAIN_WORD} (median over saved states) "
          "against what it costs; line: stock frontier'",
          "set datafile separator '\\t'", "set logscale y", "set grid",
          f"set ylabel '{MAIN_WORD} + 1 (log)'", "set key bottom left font ',9'"]
-    for ci, (m, lab) in enumerate(COSTS):
+    for ci, (m, lab, _) in enumerate(COSTS):
         col = 3 + ci
+        items = []
+        for g, (style, title, label) in styles.items():
+            if g not in index:
+                continue
+            items.append(f"'{data}' index {index[g]} using {col}:2 with points "
+                         f"{style} title '{title}'")
+            if label:
+                items.append(f"'{data}' index {index[g]} using {col}:2:1 with labels "
+                             f"font ',7' {label} notitle")
+            if g == "stock" and ("line", ci) in index:
+                items.append(f"'{data}' index {index[('line', ci)]} using 1:2 with steps "
+                             "lw 2 lc rgb '#1f77b4' title 'stock frontier'")
         s.append(f"set xlabel '{lab}'")
-        s.append(f"plot '{data}' index 0 using {col}:2 with points pt 7 lc rgb '#1f77b4' "
-                 f"title 'stock knobs', "
-                 f"'' index 0 using {col}:2:1 with labels font ',7' offset 0,0.6 notitle, "
-                 f"'' index {4 + ci} using 1:2 with steps lw 2 lc rgb '#1f77b4' "
-                 f"title 'stock frontier', "
-                 f"'' index 1 using {col}:2 with points pt 9 ps 1.3 lc rgb '#d62728' "
-                 f"title 'ladder', "
-                 f"'' index 1 using {col}:2:1 with labels font ',7' offset 0,-0.6 "
-                 f"tc rgb '#d62728' notitle, "
-                 f"'' index 2 using {col}:2 with points pt 5 lc rgb '#2ca02c' "
-                 f"title 'scatter/gather', "
-                 f"'' index 3 using {col}:2 with points pt 4 lc rgb 'black' "
-                 f"title 'stock kernel'")
+        s.append("plot " + ", ".join(items))
     s.append("unset multiplot")
     gnuplot("\n".join(s) + "\n")
     return True

@@ -136,6 +136,13 @@ rc=0
 grep -q '^ladder-o3: lost ' "$out/r/frontier.txt" || rc=1
 grep -q 'best stock costing <= ' "$out/r/frontier.txt" || rc=1
 result "$rc" "bench frontier: the ladder against the stock settings"
+# Throughput is a cost read the other way: the stock settings that cost no
+# more are those whose reader read at least as fast (wsf-100 at 188 MiB/s
+# against the ladder's 182; read as a cost that is cheaper when lower, no
+# stock setting would qualify, ladder-off read 183).
+rc=0
+grep -q '^  reader MiB/s (higher is cheaper) .*best stock at >= 182: wsf-100 ' "$out/r/frontier.txt" || rc=1
+result "$rc" "bench frontier: throughput as a cost, higher is cheaper"
 rc=0
 grep -q '^ratio_on_off	3	-	1\.0757' "$out/r/fastpath.tsv" || rc=1
 result "$rc" "bench fast-path ratio from the fixture"
