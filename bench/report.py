@@ -68,11 +68,6 @@ COSTS = [
     ("free_mib_mean", "free MiB held", False),
     ("reader_mib_s", "reader MiB/s (higher is cheaper)", True),
 ]
-
-
-def no_costlier(cost, than, higher_cheaper):
-    """Does @cost cost no more than @than?"""
-    return cost >= than if higher_cheaper else cost <= than
 MAIN = "lost"
 # How the main metric reads in sentences: "<config>: lost 12", "loses fewer".
 MAIN_WORD, MAIN_VERB = "lost", "loses"
@@ -252,6 +247,12 @@ def compare(runs, cfg, other, metric, add):
     seeds = sorted(set(v) & set(c))
     return (f"{other} (paired)",
             stats.paired_ratio([v[s] for s in seeds], [c[s] for s in seeds], add))
+
+
+def cheapness(value, higher_cheaper):
+    """@value of a cost turned so that lower is cheaper, for comparing and
+    sorting costs of either direction."""
+    return -value if higher_cheaper else value
 
 
 def fmt(v, digits=None):
@@ -516,10 +517,10 @@ def frontier(outdir, runs, configs, summ):
             c_l = summ[lad][m]["median"]
             peers = [s for s in stock if scenario(s) == scenario(lad)]
             cand = [s for s in peers if m in summ[s] and summ[s][MAIN]["median"] <= f_l]
-            sign = -1 if up else 1
-            cheap = min(cand, key=lambda s: sign * summ[s][m]["median"]) if cand else None
+            cheap = (min(cand, key=lambda s: cheapness(summ[s][m]["median"], up))
+                     if cand else None)
             same = [s for s in peers if m in summ[s]
-                    and no_costlier(summ[s][m]["median"], c_l, up)]
+                    and cheapness(summ[s][m]["median"], up) <= cheapness(c_l, up)]
             best = min(same, key=lambda s: summ[s][MAIN]["median"]) if same else None
             a = (f"cheapest stock with {MAIN_WORD} <= {fmt(f_l)}: "
                  + (f"{cheap} ({fmt(summ[cheap][m]['median'])}, {MAIN_WORD} "
@@ -611,7 +612,8 @@ def plot_frontier(outdir, configs, summ):
         # throughput: from the highest), running min.
         for ci, (m, _, up) in enumerate(COSTS):
             pts = sorted(((vals[ci], summ[c][MAIN]["median"] + 1)
-                          for c, vals in groups["stock"]), reverse=up)
+                          for c, vals in groups["stock"]),
+                         key=lambda p: cheapness(p[0], up))
             best = None
             for x, y in pts:
                 if best is None or y < best:

@@ -182,30 +182,31 @@ conf_frag() {
 	echo "${f:-${set_frag:-1}}"
 }
 
+# conf_count NAME KEY MAX WHAT: configuration NAME's KEY=, empty if unset,
+# else a whole number in 1..MAX or the run stops here with one error line
+# (rather than in every guest).
+conf_count() {
+	local v
+	v=$(conf_get "$1" "$2")
+	[ -n "$v" ] || return 0
+	case $v in
+	'' | *[!0-9]* | 0*) die "bench/configs/$1.conf: $2=$v is not $4 of 1..$3" ;;
+	esac
+	if [ "${#v}" -gt 6 ] || [ "$v" -gt "$3" ]; then
+		die "bench/configs/$1.conf: $2=$v is not $4 of 1..$3"
+	fi
+	echo "$v"
+}
+
 # conf_rx NAME: the go line's fields for the RX ring of configuration NAME:
-# its rx_rate= (refills per second) and rx_ring= (buffers), each only if
-# set (the guest's defaults, 2000 and 512, stand otherwise), checked
-# against rxring.ko's limits so that a bad value stops the run here rather
-# than in every guest.
+# its rx_rate= (refills per second, rxring.ko takes 1..100000) and rx_ring=
+# (buffers, 1..65536), each only if set (the guest's defaults, 2000 and
+# 512, stand otherwise).
 conf_rx() {
-	local rate ring out=""
-	rate=$(conf_get "$1" rx_rate)
-	ring=$(conf_get "$1" rx_ring)
-	if [ -n "$rate" ]; then
-		case $rate in *[!0-9]*) rate=0 ;; esac
-		if [ "$rate" -lt 1 ] || [ "$rate" -gt 100000 ]; then
-			die "bench/configs/$1.conf: rx_rate=$(conf_get "$1" rx_rate) is not a rate of 1..100000 refills/s"
-		fi
-		out="rxrate=$rate"
-	fi
-	if [ -n "$ring" ]; then
-		case $ring in *[!0-9]*) ring=0 ;; esac
-		if [ "$ring" -lt 1 ] || [ "$ring" -gt 65536 ]; then
-			die "bench/configs/$1.conf: rx_ring=$(conf_get "$1" rx_ring) is not a ring of 1..65536 buffers"
-		fi
-		out="$out${out:+ }rxring=$ring"
-	fi
-	echo "$out"
+	local rate ring
+	rate=$(conf_count "$1" rx_rate 100000 "a rate") || exit 1
+	ring=$(conf_count "$1" rx_ring 65536 "a ring") || exit 1
+	echo "${rate:+rxrate=$rate}${rate:+${ring:+ }}${ring:+rxring=$ring}"
 }
 
 # conf_variant NAME: the kernel variant configuration NAME runs on: its
