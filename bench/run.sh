@@ -190,7 +190,7 @@ conf_count() {
 	v=$(conf_get "$1" "$2")
 	[ -n "$v" ] || return 0
 	case $v in
-	'' | *[!0-9]* | 0*) die "bench/configs/$1.conf: $2=$v is not $4 of 1..$3" ;;
+	*[!0-9]* | 0*) die "bench/configs/$1.conf: $2=$v is not $4 of 1..$3" ;;
 	esac
 	if [ "${#v}" -gt 6 ] || [ "$v" -gt "$3" ]; then
 		die "bench/configs/$1.conf: $2=$v is not $4 of 1..$3"
