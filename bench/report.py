@@ -364,6 +364,8 @@ NOISE_METRICS = ["first_fill_failures", "steady_failures", "daemons_cpu_s",
 
 
 DEMAND = "rx"
+# -i off (bench/run.sh): guest time is the host's, so no repeat replays
+HOST_TIMED = False
 
 
 def use_demand(demand):
@@ -444,9 +446,15 @@ def write_table(outdir, configs, summ, meta, notes):
 
 
 def footer(meta):
+    # manifests before -p have no vcpus line: their guests had one
+    vcpus = meta.get('vcpus', '1')
+    icount = meta.get('icount', '?')
+    clock = ("no -icount (host-timed)" if icount == "off"
+             else f"-icount {icount}")
     return (f"Debian linux-source-6.12 {meta.get('debian_kernel', '?')}; "
-            f"guest {meta.get('mem_mib', '?')} MiB, 1 vCPU, TCG -icount "
-            f"{meta.get('icount', '?')} -rtc {meta.get('rtc', '?')}; "
+            f"guest {meta.get('mem_mib', '?')} MiB, {vcpus} vCPU"
+            f"{'' if vcpus == '1' else 's'}, TCG {clock} "
+            f"-rtc {meta.get('rtc', '?')}; "
             f"{meta.get('states', '?')} saved states per kernel; run "
             f"{meta.get('secs', '?')} s after {meta.get('settle', '?')} s settle; "
             f"{meta.get('date', '')}; lab {meta.get('lab_commit', '?')}")
@@ -466,7 +474,7 @@ def noise_floor(outdir, runs, control):
             nudge.setdefault(r["rep"], r["summary"].get("nudge", 0))
     for rep in reps[1:]:
         what = "exact replay" if not nudge.get(rep) else f"nudged by {nudge[rep]:g}"
-        if DEMAND == "net" and not nudge.get(rep):
+        if (DEMAND == "net" or HOST_TIMED) and not nudge.get(rep):
             what = "repeat, not nudged (host timing enters)"
         for metric in [MAIN] + NOISE_METRICS:
             a = values(runs, control, metric, 1)
@@ -724,9 +732,10 @@ def main(argv):
     if len(argv) != 2:
         sys.exit("usage: bench/report.py OUTDIR")
     outdir = argv[1]
-    global ANY_STATE
+    global ANY_STATE, HOST_TIMED
     meta = read_manifest(outdir)
     ANY_STATE = meta.get("any_state") == "1"
+    HOST_TIMED = meta.get("icount") == "off"
     use_demand(meta.get("demand", "rx"))
     use_thp(meta.get("thp_mib", "0"))
     control = meta.get("control", "ladder-off")

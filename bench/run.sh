@@ -3,8 +3,8 @@
 # run every configuration of that kernel from the same saved state.
 #
 # usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS]
-#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-o OUTDIR]
-#                     [-F] [-a]
+#                     [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-p VCPUS]
+#                     [-o OUTDIR] [-F] [-a]
 #   -s SET       bench/sets/SET lists the configurations (default: run); a
 #                line demand=NAME there sets the set's demand, frag=stressng
 #                or frag=raw its fragmenter, kernel=thp runs every configuration on the
@@ -31,19 +31,21 @@
 #                nudged further
 #   -j JOBS      guests at once (default 2; guest time does not follow the
 #                host, so parallel guests do not change what they measure)
-#   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off)
+#   -i ICOUNT    QEMU's -icount argument (default shift=2,sleep=off); off:
+#                no -icount, guest time follows the host's clock (the
+#                only way to run more than one vCPU, see -p): runs do not
+#                replay, one guest at a time (-j 1)
 #   -m MiB       guest memory (default 1024; 4096 populates ZONE_NORMAL
 #                above 4 GiB beside DMA32: the scale runs of issue 18);
 #                above 2048 the streamed file is 4 x MiB (its own disk).
-#                One vCPU: a guest given -smp 2 comes up with one CPU (its
-#                MP table lists the boot CPU only, and the guest config has
-#                no ACPI, whose MADT would list the rest). QEMU's qboot
-#                firmware (-bios /usr/share/qemu/qboot.rom) lists both, but
-#                under -icount the second vCPU then stops taking its timer
-#                interrupts after a restore (RCU stall reports, 20-46 s of
-#                guest time without a monitor snapshot; nohz=off and
-#                idle=poll change nothing; QEMU 7.2), so no state is run
-#                with more than one vCPU
+#   -p VCPUS     vCPUs (default 1; 1..8). More than one needs -i off: the
+#                guest boots QEMU's qboot firmware (-bios
+#                /usr/share/qemu/qboot.rom; SeaBIOS's MP table lists the boot
+#                CPU only and the guest config has no ACPI), and under
+#                -icount (QEMU 7.2, round-robin TCG) the second vCPU stops
+#                taking its interrupts, fresh boot or restore: RCU stalls
+#                on CPU 1 waiting for a TLB-flush IPI, and the RX ring's
+#                timer made 2748-4077 of 60000 refills (bench/README.md)
 #   -o OUTDIR    default build/results/SET-<date>; build/results/latest-SET links it
 #   -F           also the fast-path boots (allocbench, job bench-fastpath)
 #   -a           any state counts, target reached or not (check-debug's smoke run)
@@ -74,10 +76,11 @@ BENCH=$(cd "$(dirname "$0")" && pwd)
 set_name=run nstates=3 secs=30 settle=5 controls=3 jobs=2 outdir="" fastpath=0 any_state=0 demand=
 ICOUNT=shift=2,sleep=off
 MEM=1024
+VCPUS=1
 CONTROL=ladder-off
-USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-o OUTDIR] [-F] [-a]"
+USAGE="usage: bench/run.sh [-s SET] [-n STATES] [-t SECS] [-e SETTLE] [-c CONTROLS] [-j JOBS] [-i ICOUNT] [-d DEMAND] [-m MiB] [-p VCPUS] [-o OUTDIR] [-F] [-a]"
 
-while getopts ":s:n:t:e:c:j:i:d:m:o:Fa" opt; do
+while getopts ":s:n:t:e:c:j:i:d:m:p:o:Fa" opt; do
 	case $opt in
 	s) set_name=$OPTARG ;;
 	n) nstates=$OPTARG ;;
@@ -88,6 +91,7 @@ while getopts ":s:n:t:e:c:j:i:d:m:o:Fa" opt; do
 	i) ICOUNT=$OPTARG ;;
 	d) demand=$OPTARG ;;
 	m) MEM=$OPTARG ;;
+	p) VCPUS=$OPTARG ;;
 	o) outdir=$OPTARG ;;
 	F) fastpath=1 ;;
 	a) any_state=1 ;;
@@ -95,7 +99,7 @@ while getopts ":s:n:t:e:c:j:i:d:m:o:Fa" opt; do
 	*) die "unknown option -$OPTARG ($USAGE)" ;;
 	esac
 done
-for n in "$nstates" "$secs" "$settle" "$controls" "$jobs" "$MEM"; do
+for n in "$nstates" "$secs" "$settle" "$controls" "$jobs" "$MEM" "$VCPUS"; do
 	case $n in
 	'' | *[!0-9]*) die "'$n' is not a number ($USAGE)" ;;
 	esac
@@ -106,6 +110,17 @@ fi
 MEM=$((10#$MEM))
 if [ "$MEM" -lt 512 ] || [ "$MEM" -gt 8192 ]; then
 	die "-m takes 512..8192 (MiB)"
+fi
+VCPUS=$((10#$VCPUS))
+if [ "$VCPUS" -lt 1 ] || [ "$VCPUS" -gt 8 ]; then
+	die "-p takes 1..8 (vCPUs)"
+fi
+if [ "$VCPUS" -gt 1 ] && [ "$ICOUNT" != off ]; then
+	die "-p $VCPUS needs -i off: under -icount a second vCPU stops taking its interrupts (bench/README.md, vCPUs)"
+fi
+QBOOT=/usr/share/qemu/qboot.rom
+if [ "$VCPUS" -gt 1 ] && [ ! -f "$QBOOT" ]; then
+	die "$QBOOT missing (the firmware that lists every vCPU): apt-get install qemu-system-data"
 fi
 
 setfile=$BENCH/sets/$set_name
@@ -171,6 +186,12 @@ esac
 # host with it (and could take the port free_port found).
 if [ "$demand" = net ] && [ "$jobs" != 1 ]; then
 	say "demand=net: one guest at a time (-j 1), not $jobs"
+	jobs=1
+fi
+# Without -icount the guest's time is the host's: a second guest would
+# take host CPU from it, and so change what it measures.
+if [ "$ICOUNT" = off ] && [ "$jobs" != 1 ]; then
+	say "-i off: one guest at a time (-j 1), not $jobs"
 	jobs=1
 fi
 
@@ -244,7 +265,9 @@ conf_get() {
 # server (port 5201), the only way in.
 qemu_args() {
 	local port=${2:-}
-	printf '%s\n' -icount "$ICOUNT" -rtc clock=vm \
+	[ "$ICOUNT" = off ] || printf '%s\n' -icount "$ICOUNT"
+	[ "$VCPUS" = 1 ] || printf '%s\n' -bios "$QBOOT"
+	printf '%s\n' -rtc clock=vm \
 		-drive "file=$(disk_image),format=raw,if=virtio,readonly=on"
 	[ "$1" != stressng ] ||
 		printf '%s\n' -drive "file=$SNG_IMG,format=raw,if=virtio,readonly=on"
@@ -291,6 +314,7 @@ boot_append() {
 state_key() {
 	{
 		echo "$1 $MEM"
+		[ "$VCPUS" = 1 ] || echo "smp $VCPUS"
 		qemu_args ""
 		[ -z "$set_savemin" ] || echo "savemin $set_savemin"
 		sha256sum "$OBJ/$1/arch/x86/boot/bzImage" "$BUILD/initramfs/$1.cpio.gz" | cut -d' ' -f1
@@ -406,7 +430,7 @@ save_state() {
 	rm -f "$sock" "$LOGS/$name.result" "$LOGS/$name.console.log"
 	local -a extra
 	mapfile -t extra < <(qemu_args "$frag"; go_args "$stem.wait.mem")
-	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" --smp "$VCPUS" \
 		--timeout 3600 --name "$name" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$sock,server=on,wait=off" >"$stem.boot.log" 2>&1 &
@@ -421,6 +445,13 @@ save_state() {
 	rm -f "$sock" "$stem.wait.mem"
 	if grep -q '^SPLAT' "$stem.boot.log"; then
 		grep -m1 '^SPLAT' "$stem.boot.log" >"$stem.splat"
+		rm -f "$stem.state"
+		rc=1
+	fi
+	# A guest may come up with fewer CPUs than -smp gave it (SeaBIOS's MP
+	# table lists the boot CPU only): such a state is not the one asked for.
+	if [ -f "$stem.state" ] && ! grep -q "smp: Brought up 1 node, $VCPUS CPU" "$stem.console.log"; then
+		echo "the guest did not bring up $VCPUS vCPU(s): $(grep -m1 'smp: Brought up' "$stem.console.log")" >"$stem.splat"
 		rm -f "$stem.state"
 		rc=1
 	fi
@@ -483,7 +514,7 @@ restore_run() {
 		net_client "$LOGS/$run.result" "$port" "$outdir/$name.$seed.client.json" &
 		client=$!
 	fi
-	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" \
+	"$LAB_ROOT/scripts/boot.sh" --variant "$v" --job bench --mem "$MEM" --smp "$VCPUS" \
 		--timeout $((secs * 10 + settle * 10 + 600)) --name "$run" --no-icount \
 		--append "$(boot_append "$v" "$frag" "$seed")" -- "${extra[@]}" \
 		-qmp "unix:$tmpdir/$run.qmp,server=on,wait=off" \
@@ -557,6 +588,7 @@ write_manifest() {
 		echo "thp_mib	$set_thp"
 		echo "savemin_kb	${set_savemin:-boot}"
 		echo "icount	$ICOUNT"
+		echo "vcpus	$VCPUS"
 		echo "rtc	clock=vm"
 		echo "jobs	$jobs"
 		echo "date	$(date -u '+%Y-%m-%d %H:%M UTC')"

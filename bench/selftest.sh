@@ -166,7 +166,7 @@ result "$rc" "bench report: a run whose boot failed is not counted"
 
 # The runner refuses bad input in one line, before it builds or boots.
 mkdir -p "$out/used" && : >"$out/used/runs.tsv"
-for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-d udp" "-m 100" "-p 9" "-s check -o $out/used"; do
+for args in "-n 0" "-n x" "-s no-such-set" "-c 0" "-d udp" "-m 100" "-p 9" "-p 0" "-p 2" "-s check -o $out/used"; do
 	rc=0
 	# shellcheck disable=SC2086 # the arguments are meant to split
 	"$BENCH/run.sh" $args >"$out/bad.txt" 2>&1 || rc=$?
