@@ -102,7 +102,8 @@ report_knobs() {
 	for k in vm.min_free_kbytes vm.watermark_scale_factor vm.watermark_boost_factor \
 		vm.compaction_proactiveness vm.extfrag_threshold \
 		vm.watermark_ladder_order vm.watermark_ladder_reserve_kbytes \
-		vm.watermark_ladder_serve_ms vm.watermark_ladder_reclaim_kbytes \
+		vm.watermark_ladder_reserve_min_kbytes vm.watermark_ladder_serve_ms \
+		vm.watermark_ladder_reclaim_kbytes \
 		net.core.high_order_alloc_disable; do
 		v=$(sysctl -n "$k" 2>/dev/null || echo absent)
 		out "bench: sysctl $k $v"

@@ -41,6 +41,7 @@
 #define LADDER_RESERVE	"/proc/sys/vm/watermark_ladder_reserve_kbytes"
 #define LADDER_RECLAIM	"/proc/sys/vm/watermark_ladder_reclaim_kbytes"
 #define LADDER_SERVE	"/proc/sys/vm/watermark_ladder_serve_ms"
+#define LADDER_FLOOR	"/proc/sys/vm/watermark_ladder_reserve_min_kbytes"
 #define RXRING_KO	"/lab/modules/rxring.ko"
 #define RXRING_STATS	"/sys/kernel/debug/rxring/stats"
 #define RXRING_CONTROL	"/sys/kernel/debug/rxring/control"

@@ -9,7 +9,10 @@
  * as fast as the one vCPU allows (SCHED_FIFO 1, 1 ms pause per round;
  * the rate is printed): write a random vm.watermark_ladder_order in
  * 0..MAX_PAGE_ORDER and a random vm.watermark_ladder_reserve_kbytes (0,
- * INT_MAX, or 0..128 MiB), read both back, read the ladder counters and
+ * INT_MAX, or 0..128 MiB) and, on a kernel with it, a random
+ * vm.watermark_ladder_reserve_min_kbytes drawn the same way (each write of
+ * it with the ladder on wakes kswapd: the floor's build path), read them
+ * back, read the ladder counters and
  * the ladder_reserve lines of /proc/zoneinfo; every 10th round also write
  * "-1" to one knob, which must fail with EINVAL and change nothing. Every
  * change of the order also resets the zones' reserves while rxring's
@@ -61,7 +64,8 @@ int main(void)
 	long long last[NR_LADDER_COUNTERS], v[NR_LADDER_COUNTERS], att;
 	long order = -1, reserve = -1, got_o = -1, got_r = -1, max_order, total, max_total = 0;
 	long writes = 0, write_err = 0, mismatch = 0, bad = 0, bad_ok = 0, samples = 0, down = 0;
-	long res_bad = 0;
+	long res_bad = 0, floor = 0, got_f = 0;
+	int has_floor = !access(LADDER_FLOOR, F_OK);
 	pid_t holder = -1;
 	char params[128], splat[512], why[256] = "";
 	double t_end;
@@ -73,7 +77,8 @@ int main(void)
 		ksft_exit_fail_msg("/proc/vmstat lacks the ladder counters\n");
 	secs = cmdline_long("flip_secs", 20);
 	max_order = max_page_order();
-	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_RESERVE))
+	if (lab_save_sysctl(LADDER_ORDER) || lab_save_sysctl(LADDER_RESERVE) ||
+	    (has_floor && lab_save_sysctl(LADDER_FLOOR)))
 		ksft_exit_fail_msg("cannot save the ladder sysctls\n");
 	kmsg_mark("rel_knobflip: start\n");
 	ksft_set_plan(8);
@@ -103,21 +108,25 @@ int main(void)
 	while (now_s() < t_end) {
 		order = rnd(max_order + 1);
 		reserve = rnd_reserve();
+		floor = has_floor ? rnd_reserve() : 0;
 		err = sysctl_set(LADDER_ORDER, order);
 		if (!err)
 			err = sysctl_set(LADDER_RESERVE, reserve);
-		writes += 2;
+		if (!err && has_floor)
+			err = sysctl_set(LADDER_FLOOR, floor);
+		writes += 2 + has_floor;
 		if (err) {
 			if (!write_err++)
-				ksft_print_msg("write order=%ld reserve_kbytes=%ld: %s\n", order,
-					       reserve, strerror(-err));
+				ksft_print_msg("write order=%ld reserve_kbytes=%ld min_kbytes=%ld: %s\n",
+					       order, reserve, floor, strerror(-err));
 			continue;
 		}
 		if (sysctl_get(LADDER_ORDER, &got_o) || sysctl_get(LADDER_RESERVE, &got_r) ||
-		    got_o != order || got_r != reserve) {
+		    (has_floor && sysctl_get(LADDER_FLOOR, &got_f)) ||
+		    got_o != order || got_r != reserve || got_f != floor) {
 			if (!mismatch++)
-				ksft_print_msg("wrote %ld/%ld, read %ld/%ld\n", order, reserve, got_o,
-					       got_r);
+				ksft_print_msg("wrote %ld/%ld/%ld, read %ld/%ld/%ld\n", order, reserve,
+					       floor, got_o, got_r, got_f);
 		}
 		/* the cap applies when the line is printed: no lag to allow for */
 		if (!ladder_reserve_ok(order, reserve, &total, why, sizeof(why))) {
