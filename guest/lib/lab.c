@@ -105,6 +105,23 @@ int sysctl_refuses(const char *path, const char *text, size_t len, long keep,
 	return !err && written == 0 && sysctl_holds(path, keep);
 }
 
+/*
+ * Does "@text", written to the sysctl at @path while it holds @keep, fail
+ * with EINVAL and leave @keep? 1 or 0; @msg says what happened, for the
+ * caller's TAP line (kselftest's counters are the caller's own).
+ */
+int sysctl_bad_write(const char *path, const char *text, long keep,
+		     char *msg, size_t len)
+{
+	char why[96];
+	int ok = sysctl_refuses(path, text, strlen(text), keep, EINVAL, why,
+				sizeof(why));
+
+	snprintf(msg, len, "\"%s\" -> %s (want EINVAL), value stays %ld",
+		 strcmp(text, "\n") ? text : "\\n", why, keep);
+	return ok;
+}
+
 int write_text(const char *path, const char *s)
 {
 	return write_bytes(path, s, strlen(s), NULL);
@@ -286,6 +303,15 @@ long long vmstat_or(const char *name, long long def)
 	long long v = def;
 
 	return vmstat_get(name, &v) ? def : v;
+}
+
+/* The /proc/vmstat counters @names[0..@n) into @v, -1 for one missing */
+void vmstat_read_list(const char *const *names, unsigned int n, long long *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		v[i] = vmstat_or(names[i], -1);
 }
 
 /* The ladder counters, from one read of /proc/vmstat; how many exist. */

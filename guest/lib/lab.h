@@ -88,6 +88,8 @@ int write_bytes(const char *path, const char *buf, size_t len, ssize_t *written)
 int sysctl_holds(const char *path, long want);
 int sysctl_refuses(const char *path, const char *text, size_t len, long keep,
 		   int want_err, char *why, size_t whylen);
+int sysctl_bad_write(const char *path, const char *text, long keep,
+		     char *msg, size_t len);
 int write_text(const char *path, const char *s);
 int sysctl_get(const char *path, long *val);
 int sysctl_set(const char *path, long val);
@@ -101,6 +103,7 @@ long cmdline_param(const char *key, long def);
 long cmdline_long(const char *name, long def);
 int vmstat_get(const char *name, long long *val);
 long long vmstat_or(const char *name, long long def);
+void vmstat_read_list(const char *const *names, unsigned int n, long long *v);
 int read_ladder_counters(long long v[NR_LADDER_COUNTERS]);
 int read_zoneinfo(struct lab_zone *zones, int max);
 int read_buddyinfo(struct lab_zone *zones, int n);
