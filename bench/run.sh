@@ -182,16 +182,15 @@ case $demand in
 rx | tcp | net) ;;
 *) die "unknown demand '$demand' (rx, tcp or net)" ;;
 esac
-# demand=net's client runs in host time: a second guest would share the
-# host with it (and could take the port free_port found).
-if [ "$demand" = net ] && [ "$jobs" != 1 ]; then
-	say "demand=net: one guest at a time (-j 1), not $jobs"
-	jobs=1
-fi
-# Without -icount the guest's time is the host's: a second guest would
-# take host CPU from it, and so change what it measures.
-if [ "$ICOUNT" = off ] && [ "$jobs" != 1 ]; then
-	say "-i off: one guest at a time (-j 1), not $jobs"
+# Host time enters a run with demand=net (its client; a second guest could
+# also take the port free_port found) and with -i off (the guest's clock):
+# a second guest would take host CPU from it, and so change what it
+# measures.
+host_timed=
+[ "$demand" != net ] || host_timed="demand=net"
+[ "$ICOUNT" != off ] || host_timed="-i off"
+if [ -n "$host_timed" ] && [ "$jobs" != 1 ]; then
+	say "$host_timed: one guest at a time (-j 1), not $jobs"
 	jobs=1
 fi
 
@@ -450,7 +449,8 @@ save_state() {
 	fi
 	# A guest may come up with fewer CPUs than -smp gave it (SeaBIOS's MP
 	# table lists the boot CPU only): such a state is not the one asked for.
-	if [ -f "$stem.state" ] && ! grep -q "smp: Brought up 1 node, $VCPUS CPU" "$stem.console.log"; then
+	if [ "$VCPUS" -gt 1 ] && [ -f "$stem.state" ] &&
+		! grep -q "smp: Brought up 1 node, $VCPUS CPUs" "$stem.console.log"; then
 		echo "the guest did not bring up $VCPUS vCPU(s): $(grep -m1 'smp: Brought up' "$stem.console.log")" >"$stem.splat"
 		rm -f "$stem.state"
 		rc=1
