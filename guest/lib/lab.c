@@ -363,6 +363,7 @@ int read_zoneinfo(struct lab_zone *zones, int max)
 			if (z) {
 				memset(z, 0, sizeof(*z));
 				z->reserve = -1;
+				z->kept = -1;
 				z->node = node;
 				snprintf(z->name, sizeof(z->name), "%s", name);
 			}
@@ -374,6 +375,10 @@ int read_zoneinfo(struct lab_zone *zones, int max)
 			   &r.order, &r.free, &r.min, &r.low, &r.high) == 5) {
 			if (z->nrungs < LAB_MAX_ORDERS)
 				z->rung[z->nrungs++] = r;
+			continue;
+		}
+		if (sscanf(line, " ladder_reserve_kept %ld", &v) == 1) {
+			z->kept = v;
 			continue;
 		}
 		if (sscanf(line, " ladder_reserve %ld", &v) == 1) {
@@ -474,8 +479,10 @@ long ladder_reserve_cap(const struct lab_zone *z, long cap_kb)
  * with the ladder on (@order > 0) every populated zone prints a
  * ladder_reserve line, at most ladder_reserve_cap(@cap_kb) pages (the
  * kernel applies the cap when the line is printed, so this holds at once
- * after a write of the cap); with the ladder off, and on unpopulated zones,
- * there is no such line. 1 if so, else 0 with the first offence in @why;
+ * after a write of the cap), followed by a ladder_reserve_kept line of at
+ * most that many pages (what kswapd and kcompactd keep of it, computed
+ * from the same value); with the ladder off, and on unpopulated zones,
+ * there is neither line. 1 if so, else 0 with the first offence in @why;
  * the sum of the reserves in *@total (if not NULL).
  */
 int ladder_reserve_ok(long order, long cap_kb, long *total, char *why, size_t len)
@@ -507,6 +514,16 @@ int ladder_reserve_ok(long order, long cap_kb, long *total, char *why, size_t le
 			snprintf(why, len, "node %d zone %s: ladder_reserve %ld above its cap %ld (%ld KiB, managed %ld / 16)",
 				 z[i].node, z[i].name, z[i].reserve,
 				 ladder_reserve_cap(&z[i], cap_kb), cap_kb, z[i].managed);
+			return 0;
+		}
+		if ((z[i].kept >= 0) != (z[i].reserve >= 0)) {
+			snprintf(why, len, "node %d zone %s: ladder_reserve %ld but ladder_reserve_kept %ld (-1: no line)",
+				 z[i].node, z[i].name, z[i].reserve, z[i].kept);
+			return 0;
+		}
+		if (z[i].kept > z[i].reserve) {
+			snprintf(why, len, "node %d zone %s: ladder_reserve_kept %ld above ladder_reserve %ld",
+				 z[i].node, z[i].name, z[i].kept, z[i].reserve);
 			return 0;
 		}
 		if (want && total)

@@ -77,6 +77,7 @@ struct lab_zone {
 	int nrungs;
 	struct ladder_rung rung[LAB_MAX_ORDERS];
 	long reserve;			/* ladder_reserve pages, -1: no line */
+	long kept;			/* ladder_reserve_kept pages, -1: no line */
 	int norders;			/* columns in buddyinfo */
 	long nr_free[LAB_MAX_ORDERS];	/* blocks per order, buddyinfo */
 };
