@@ -328,9 +328,21 @@ bench_tcp() {
 # cores.
 DIST_TESTS=ladder_kswapd_test,ladder_zoneinfo_test
 
+# check_lock: one make check or make check-debug at a time. Both boot their
+# check job from build/check-disk.img, which QEMU opens for writing and
+# refuses to a second guest ("Failed to get write lock"): wait, and say so.
+check_lock() {
+	exec {CHECK_LOCK_FD}>"$BUILD/check.lock"
+	if ! flock -n "$CHECK_LOCK_FD"; then
+		echo "[check] another make check or make check-debug is running (both boot from $BUILD/check-disk.img): waiting for it to end"
+		flock "$CHECK_LOCK_FD"
+	fi
+}
+
 main() {
 	local variant=${1:-patched}
 	mkdir -p "$LOGS"
+	check_lock
 	run_step "host tools" "$LAB_ROOT/scripts/deps.sh" || finish
 	run_step "kernel tree: patches/series applies" "$LAB_ROOT/scripts/tree.sh" || finish
 	if ! build_guest "$variant"; then

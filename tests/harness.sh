@@ -200,12 +200,36 @@ test_full_build_folder() {
 	MNT=""
 }
 
+# test_check_lock: a make check started while another make check or make
+# check-debug holds the check disk's lock waits and says why, and runs no
+# step meanwhile (both boot from build/check-disk.img, which QEMU refuses to
+# a second guest). Run on a scratch LAB_BUILD, so the real lock, which the
+# make check running this test holds, is not involved.
+test_check_lock() {
+	local b=$SCRATCH/lockbuild out holder
+	mkdir -p "$b/logs"
+	flock "$b/check.lock" sleep 30 &
+	holder=$!
+	sleep 0.5
+	out=$(LAB_BUILD=$b timeout 3 "$S/check.sh" patched 2>&1) || true
+	pkill -P "$holder" 2>/dev/null || true
+	wait "$holder" 2>/dev/null || true
+	if grep -q '^\[check\] another make check or make check-debug is running' <<<"$out" &&
+		! grep -q '^== ' <<<"$out"; then
+		echo "PASS: make check beside another check: waits, says why, runs no step"
+	else
+		printf '%s\n' "$out" | sed 's/^/# /'
+		echo "FAIL: make check beside another check: want the waiting line and no step run"
+	fi
+}
+
 main() {
 	SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/lab-harness.XXXXXX")
 	PATCH1=$(find "$LAB_ROOT/patches" -name '0001-*.patch' | head -n 1)
 	test_missing_package
 	test_bad_patch
 	test_full_build_folder
+	test_check_lock
 }
 
 main "$@"
