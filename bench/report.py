@@ -706,18 +706,21 @@ def fastpath(outdir):
             continue
         with open(os.path.join(outdir, name), errors="replace") as f:
             for line in f:
-                m = re.search(r"fastpath: rep \d+ ladder (\S+) order (\d+) ns_per_pair "
-                              r"([\d.]+)", line)
+                # "order 3 gfp atomic": GFP_ATOMIC, reported as order "3-atomic"
+                m = re.search(r"fastpath: rep \d+ ladder (\S+) order (\d+)(?: gfp (\w+))? "
+                              r"ns_per_pair ([\d.]+)", line)
                 if m:
-                    vals.setdefault((m.group(1), int(m.group(2))), []).append(
-                        float(m.group(3)))
+                    order = m.group(2)
+                    if m.group(3) and m.group(3) != "kernel":
+                        order += "-" + m.group(3)
+                    vals.setdefault((m.group(1), order), []).append(float(m.group(4)))
     if not vals:
         return ""
     med = {k: statistics.median(v) for k, v in vals.items()}
     lines = ["ladder\torder\tn\tmedian_ns_per_pair"]
     lines += [f"{lad}\t{o}\t{len(vals[(lad, o)])}\t{med[(lad, o)]:.3f}"
               for lad, o in sorted(vals)]
-    for order in (0, 3):
+    for order in sorted({o for _, o in vals}):
         for a, b, name in (("3", "0", "ratio_on_off"), ("0", "none", "ratio_off_stock"),
                            ("3", "none", "ratio_on_stock")):
             if (a, order) in med and (b, order) in med and med[(b, order)]:

@@ -146,6 +146,10 @@ result "$rc" "bench frontier: throughput as a cost, higher is cheaper"
 rc=0
 grep -q '^ratio_on_off	3	-	1\.0757' "$out/r/fastpath.tsv" || rc=1
 result "$rc" "bench fast-path ratio from the fixture"
+rc=0
+grep -q '^ratio_on_off	3-atomic	-	1\.1000' "$out/r/fastpath.tsv" || rc=1
+grep -q '^ratio_on_stock	3-atomic' "$out/r/fastpath.tsv" && rc=1
+result "$rc" "bench fast-path GFP_ATOMIC ratio from the fixture (no stock row to divide by)"
 if command -v gnuplot >/dev/null; then
 	rc=0
 	for p in frontier.png free-ge3.png; do

@@ -4,12 +4,16 @@
  *
  * Writing "ORDER ITERS" to /sys/kernel/debug/allocbench/run makes ITERS
  * back-to-back alloc_pages(GFP_KERNEL, ORDER) + __free_pages() pairs in
- * the writer's context and records the total time.  Orders up to
+ * the writer's context and records the total time; "ORDER ITERS atomic"
+ * does the same with GFP_ATOMIC, the requests the ladder's reserve is for
+ * (its fast path counts them), where GFP_KERNEL ones may reclaim and pass
+ * the ladder by.  Orders up to
  * PAGE_ALLOC_COSTLY_ORDER are served from the per-cpu lists, so this is
  * the path a watermark change must not slow down: the zone watermark
  * check runs on every allocation before the per-cpu list is used.
  * Reading the same file gives the last result as "key value" lines:
- * order, iters, failures, ns_total and ns_per_pair (three decimals).
+ * order, gfp (kernel or atomic), iters, failures, ns_total and
+ * ns_per_pair (three decimals).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,6 +33,7 @@
 
 struct allocbench_result {
 	unsigned int order;
+	bool atomic;
 	unsigned int iters;
 	unsigned int failures;
 	u64 ns_total;
@@ -38,8 +43,9 @@ static struct allocbench_result last;
 static DEFINE_MUTEX(allocbench_lock);
 static struct dentry *allocbench_dir;
 
-static void allocbench_run(unsigned int order, unsigned int iters)
+static void allocbench_run(unsigned int order, unsigned int iters, bool atomic)
 {
+	gfp_t gfp = (atomic ? GFP_ATOMIC : GFP_KERNEL) | __GFP_NOWARN;
 	unsigned int i, failures = 0;
 	u64 t0, ns_total = 0;
 	struct page *page;
@@ -49,7 +55,7 @@ static void allocbench_run(unsigned int order, unsigned int iters)
 			cond_resched();
 			t0 = ktime_get_ns();
 		}
-		page = alloc_pages(GFP_KERNEL | __GFP_NOWARN, order);
+		page = alloc_pages(gfp, order);
 		if (page)
 			__free_pages(page, order);
 		else
@@ -59,6 +65,7 @@ static void allocbench_run(unsigned int order, unsigned int iters)
 	}
 
 	last.order = order;
+	last.atomic = atomic;
 	last.iters = iters;
 	last.failures = failures;
 	last.ns_total = ns_total;
@@ -72,6 +79,7 @@ static int allocbench_show(struct seq_file *m, void *v)
 	if (last.iters)
 		ps_per_pair = div_u64(last.ns_total * 1000, last.iters);
 	seq_printf(m, "order %u\n", last.order);
+	seq_printf(m, "gfp %s\n", last.atomic ? "atomic" : "kernel");
 	seq_printf(m, "iters %u\n", last.iters);
 	seq_printf(m, "failures %u\n", last.failures);
 	seq_printf(m, "ns_total %llu\n", last.ns_total);
@@ -90,22 +98,24 @@ static ssize_t allocbench_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	unsigned int order, iters;
-	char buf[32];
+	char buf[32], gfp[8] = "";
 	size_t len = min(count, sizeof(buf) - 1);
+	int n;
 
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
 
-	if (sscanf(buf, "%u %u", &order, &iters) != 2 ||
+	n = sscanf(buf, "%u %u %7s", &order, &iters, gfp);
+	if (n < 2 || (n == 3 && strcmp(gfp, "atomic")) ||
 	    order > MAX_PAGE_ORDER || iters < 1 || iters > ALLOCBENCH_MAX_ITERS) {
-		pr_err("want \"ORDER ITERS\" with ORDER 0..%u, ITERS 1..%u\n",
+		pr_err("want \"ORDER ITERS\" or \"ORDER ITERS atomic\" with ORDER 0..%u, ITERS 1..%u\n",
 		       MAX_PAGE_ORDER, ALLOCBENCH_MAX_ITERS);
 		return -EINVAL;
 	}
 
 	mutex_lock(&allocbench_lock);
-	allocbench_run(order, iters);
+	allocbench_run(order, iters, n == 3);
 	mutex_unlock(&allocbench_lock);
 	return count;
 }

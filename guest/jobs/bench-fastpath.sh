@@ -2,12 +2,14 @@
 # bench-fastpath: cost of the ladder on the allocator fast path (issue 4 part 6).
 #
 # In one boot, alternates vm.watermark_ladder_order 0 (off) and 3 (on) and,
-# for each, times ITERS GFP_KERNEL alloc+free pairs of order 0 and of order 3
-# with the allocbench module; REPS rounds, ladder values interleaved so slow
+# for each, times ITERS GFP_KERNEL alloc+free pairs of order 0 and of order 3,
+# and GFP_ATOMIC ones of order 3 (the requests the ladder's reserve is for,
+# which its fast path counts), with the allocbench module; REPS rounds, ladder values interleaved so slow
 # drift of the (TCG) clock hits both alike.  On a kernel without the knob the
 # ladder column reads "none".  The host takes medians and the on/off ratio.
 # Kernel command line: lab.reps=N (default 7), lab.iters=N (default 100000).
-# Output on $RESULT: "fastpath: rep R ladder L order O ns_per_pair X".
+# Output on $RESULT: "fastpath: rep R ladder L order O ns_per_pair X", with
+# "gfp atomic" after O for the GFP_ATOMIC pairs.
 set -eu
 
 RESULT=${RESULT:-/dev/ttyS1}
@@ -32,16 +34,21 @@ fi
 # Warm up the per-cpu lists and the code paths once.
 echo "0 $iters" >"$RUN"
 echo "3 $iters" >"$RUN"
+echo "3 $iters atomic" >"$RUN"
 
 rep=1
 while [ "$rep" -le "$reps" ]; do
 	for l in $ladders; do
 		[ "$l" != none ] && echo "$l" >"$KNOB"
-		for o in 0 3; do
-			echo "$o $iters" >"$RUN"
+		for spec in 0 3 3:atomic; do
+			o=${spec%%:*} gfp="" tag=""
+			if [ "$spec" != "$o" ]; then
+				gfp=" ${spec#*:}" tag=" gfp ${spec#*:}"
+			fi
+			echo "$o $iters$gfp" >"$RUN"
 			ns=$(sed -n 's/^ns_per_pair //p' "$RUN")
 			fails=$(sed -n 's/^failures //p' "$RUN")
-			echo "fastpath: rep $rep ladder $l order $o ns_per_pair $ns failures $fails" \
+			echo "fastpath: rep $rep ladder $l order $o$tag ns_per_pair $ns failures $fails" \
 				| tee "$RESULT"
 		done
 	done

@@ -10,11 +10,12 @@
  *   order=abc, order=-1 (not a number: the kernel's parameter parser),
  *   rate=4294967296 (does not fit an unsigned int: ERANGE from kstrtouint)
  * and once with good parameters (which must load and unload again).
- * Then allocbench.ko, whose only input is "ORDER ITERS" written to
- * /sys/kernel/debug/allocbench/run: "11 1" (MAX_PAGE_ORDER+1), "3 0",
- * "3 10000001", "-1 5", "abc", "3", "" and 4 KiB of '9' must fail with
- * EINVAL, log its one-line usage, and leave its last result unchanged;
- * "0 100" (the control) must run 100 pairs.
+ * Then allocbench.ko, whose only input is "ORDER ITERS" or "ORDER ITERS
+ * atomic" written to /sys/kernel/debug/allocbench/run: "11 1"
+ * (MAX_PAGE_ORDER+1), "3 0", "3 10000001", "-1 5", "abc", "3", "3 10 kernel",
+ * "" and 4 KiB of '9' must fail with EINVAL, log its one-line usage, and
+ * leave its last result unchanged; "0 100" and "3 100 atomic" (the
+ * controls) must run 100 pairs, the second with GFP_ATOMIC.
  *
  * Pass rule, per bad set: the load fails with the expected errno (EINVAL,
  * ERANGE for the overflow), the module is not left loaded, and the kernel
@@ -78,22 +79,22 @@ static void allocbench_line(const char *key, char *out, size_t len)
 static void allocbench_cases(void)
 {
 	static const char *const bad[] = {
-		"11 1", "3 0", "3 10000001", "-1 5", "abc", "3", "", NULL,
+		"11 1", "3 0", "3 10000001", "-1 5", "abc", "3", "3 10 kernel", "", NULL,
 	};
-	char marker[64], before[64], after[64], big[4096], *log;
+	char marker[64], before[64], after[64], gfp[64], big[4096], *log;
 	int i, err, logged;
 	ssize_t n;
 
 	err = module_load(ALLOCBENCH_KO, "");
 	if (err) {
 		ksft_test_result_fail("allocbench loads: %s\n", strerror(-err));
-		for (i = 0; i < 9; i++)
+		for (i = 0; i < 11; i++)
 			ksft_test_result_skip("allocbench input case %d: module not loaded\n", i);
 		return;
 	}
 	ksft_test_result_pass("allocbench loads\n");
 	memset(big, '9', sizeof(big));
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < 9; i++) {
 		const char *in = bad[i] ? bad[i] : big;
 		size_t len = bad[i] ? strlen(bad[i]) : sizeof(big);
 
@@ -117,6 +118,12 @@ static void allocbench_cases(void)
 	ksft_test_result(!err && !strcmp(after, "iters 100"),
 			 "allocbench runs \"0 100\" (%s; %s)\n",
 			 err ? strerror(-err) : "ok", after);
+	err = write_text(ALLOCBENCH_RUN, "3 100 atomic");
+	allocbench_line("iters ", after, sizeof(after));
+	allocbench_line("gfp ", gfp, sizeof(gfp));
+	ksft_test_result(!err && !strcmp(after, "iters 100") && !strcmp(gfp, "gfp atomic"),
+			 "allocbench runs \"3 100 atomic\" (%s; %s, %s)\n",
+			 err ? strerror(-err) : "ok", after, gfp);
 	err = module_unload("allocbench");
 	if (err)
 		ksft_print_msg("rmmod allocbench: %s\n", strerror(-err));
@@ -149,7 +156,7 @@ int main(void)
 			     strerror(errno));
 	if (module_loaded("rxring"))
 		ksft_exit_fail_msg("rxring is already loaded\n");
-	ksft_set_plan(n + 2 + (access(ALLOCBENCH_KO, R_OK) ? 0 : 10));
+	ksft_set_plan(n + 2 + (access(ALLOCBENCH_KO, R_OK) ? 0 : 12));
 
 	for (i = 0; i < n; i++)
 		try_case(i, &bad[i]);
