@@ -117,8 +117,9 @@ apply_series() {
 	done
 }
 
-# export_series: regenerate patches/000[1-9]*.patch and series from base..HEAD,
-# keeping the hand-written 0000-cover-letter.patch. Blank context lines are
+# export_series: regenerate patches/NNNN-*.patch and series from base..HEAD,
+# keeping the hand-written 0000-cover-letter.patch (a renamed patch's old
+# file goes, whatever its number). Blank context lines are
 # written empty and the "-- " signature left out, so no patch line ends in a
 # space (checkpatch run on the files themselves calls that trailing
 # whitespace); --zero-commit keeps a rebase from rewriting every file's
@@ -129,7 +130,7 @@ export_series() {
 	git -C "$TREE" -c diff.suppressBlankEmpty=true format-patch -q \
 		--no-signature --zero-commit --start-number 1 -o "$out" base..HEAD
 	mkdir -p "$PATCHES"
-	find "$PATCHES" -maxdepth 1 -name '000[1-9]*.patch' -delete
+	find "$PATCHES" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' ! -name '0000-*' -delete
 	cp "$out"/*.patch "$PATCHES"/ 2>/dev/null || true
 	(cd "$out" && ls -- *.patch 2>/dev/null) >"$PATCHES/series" || true
 	rm -rf "$out"
